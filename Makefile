@@ -1,0 +1,50 @@
+# Landed: `make run` runs the product on the embedded default, `make test` runs the tests.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Python 3.12: take PYTHON=... if given, else python3.12 on PATH, else the pyenv build.
+PYTHON ?= $(shell command -v python3.12 2>/dev/null || ls /root/.pyenv/versions/3.12.*/bin/python 2>/dev/null | tail -n 1 || true)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: help run test lint check-python install bench-research bench-gate clean
+
+help:
+	@echo "make run    - run Landed on the embedded default at http://127.0.0.1:8000"
+	@echo "make test   - run the test suite (needs PostgreSQL and Redis on localhost)"
+	@echo "make lint   - ruff"
+
+check-python:
+	@if [ -z "$(PYTHON)" ] || ! "$(PYTHON)" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 12) else 1)' 2>/dev/null; then \
+		echo "Landed needs Python 3.12. None found (looked for python3.12 on PATH and /root/.pyenv/versions/3.12.*)."; \
+		echo "Install Python 3.12 or run: make $(MAKECMDGOALS) PYTHON=/path/to/python3.12"; \
+		exit 1; \
+	fi
+
+$(STAMP): requirements.lock pyproject.toml | check-python
+	@test -x $(PY) || "$(PYTHON)" -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	@mkdir -p var
+	@test -s var/cron_secret || $(PY) -c 'import secrets; print(secrets.token_urlsafe(48))' > var/cron_secret
+	DJANGO_DEBUG=1 CRON_SECRET="$$(cat var/cron_secret)" $(PY) manage.py landed_run
+
+test: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings >/dev/null || \
+		(echo "Model changes without a migration: run manage.py makemigrations"; exit 1)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,5 @@
+"""Landed project configuration: settings, Celery app, URLs, WSGI/ASGI."""
+
+from config.celery_app import app as celery_app
+
+__all__ = ["celery_app"]

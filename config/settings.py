@@ -1,0 +1,218 @@
+"""Landed settings, driven entirely by environment variables.
+
+Production, CI and the embedded default (``make run``) run this same module; they differ
+only in the environment. See README.md for the table of variables.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_bool, env_float, env_int, env_list, env_str, generated_secret
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("LANDED_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+
+# The embedded default generates its own secret key into var/; anywhere DEBUG is off it
+# must come from the environment so that sessions survive restarts and hosts agree.
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DJANGO_DEBUG is off.")
+    SECRET_KEY = generated_secret(VAR_DIR / "secret_key")
+
+# Lesson 3 (DESIGN.md): cron routes are authenticated by a shared secret only. Outside
+# DEBUG a missing or short secret must stop web and worker alike at start-up, so that no
+# deployment can ever run with cron routes that anyone could call.
+CRON_SECRET = env_str("CRON_SECRET")
+CRON_SECRET_NEXT = env_str("CRON_SECRET_NEXT")
+CRON_SECRET_MIN_LENGTH = 32
+if not DEBUG:
+    for _name, _value in (("CRON_SECRET", CRON_SECRET), ("CRON_SECRET_NEXT", CRON_SECRET_NEXT)):
+        if _name == "CRON_SECRET_NEXT" and not _value:
+            continue
+        if len(_value) < CRON_SECRET_MIN_LENGTH:
+            raise ImproperlyConfigured(
+                f"{_name} must be set to at least {CRON_SECRET_MIN_LENGTH} characters when "
+                "DJANGO_DEBUG is off (cron routes fail closed)."
+            )
+
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "posting",
+    "research",
+    "publish",
+    "reconcile",
+    "cron",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Embedded default: a SQLite file under var/. Tests and production: PostgreSQL.
+DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'landed.sqlite3'}")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0))}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default serves the UI and runs tasks in threads of one process:
+    # wait for the write lock instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("DJANGO_BEHIND_PROXY") else None
+X_FRAME_OPTIONS = "DENY"
+
+# --- Celery -------------------------------------------------------------------------
+# Unset broker: the embedded default runs every task in-process (eager). With Redis,
+# real workers pick tasks up. https://docs.celeryq.dev/en/stable/userguide/configuration.html
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = False
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240)
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+
+# --- Tokens at rest -----------------------------------------------------------------
+# Fernet keys, newest first: the first encrypts, all decrypt (rotation).
+TOKEN_ENCRYPTION_KEYS = env_list("TOKEN_ENCRYPTION_KEYS")
+if not TOKEN_ENCRYPTION_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfigured("TOKEN_ENCRYPTION_KEYS must be set when DJANGO_DEBUG is off.")
+    from cryptography.fernet import Fernet
+
+    _key_path = VAR_DIR / "token_key"
+    if not _key_path.exists():
+        _key_path.parent.mkdir(parents=True, exist_ok=True)
+        _key_path.write_text(Fernet.generate_key().decode())
+        _key_path.chmod(0o600)
+    TOKEN_ENCRYPTION_KEYS = [_key_path.read_text().strip()]
+
+# --- Meta Graph API -----------------------------------------------------------------
+# Only the base URL differs between the real Graph API and our sandbox. The default is
+# the sandbox address `make run` serves, so a deployment that forgot to set it fails
+# loudly (connection refused) instead of posting somewhere unexpected.
+GRAPH_API_BASE_URL = env_str("GRAPH_API_BASE_URL", "http://127.0.0.1:8765").rstrip("/")
+GRAPH_API_VERSION = env_str("GRAPH_API_VERSION", "v26.0")
+GRAPH_DIALOG_BASE_URL = env_str("GRAPH_DIALOG_BASE_URL", GRAPH_API_BASE_URL).rstrip("/")
+GRAPH_TIMEOUT_S = env_float("GRAPH_TIMEOUT_S", 15.0)
+FACEBOOK_APP_ID = env_str("FACEBOOK_APP_ID", "landed-sandbox-app")
+FACEBOOK_APP_SECRET = env_str("FACEBOOK_APP_SECRET", "landed-sandbox-secret")
+# Read-back policy: how many reads, how far apart, before a publication is unconfirmed.
+RECONCILE_MAX_READS = env_int("RECONCILE_MAX_READS", 6)
+RECONCILE_MIN_INTERVAL_S = env_int("RECONCILE_MIN_INTERVAL_S", 60)
+
+# --- Research -----------------------------------------------------------------------
+RESEARCH_ALLOW_HOSTS = env_list("RESEARCH_ALLOW_HOSTS")
+RESEARCH_PROXY_URL = env_str("RESEARCH_PROXY_URL")
+RESEARCH_USER_AGENT = env_str(
+    "RESEARCH_USER_AGENT", "LandedResearch/1.0 (+https://landed.example/bot; feeds for our customers)"
+)
+RESEARCH_TIMEOUT_S = env_float("RESEARCH_TIMEOUT_S", 10.0)
+RESEARCH_FEED_MAX_BYTES = env_int("RESEARCH_FEED_MAX_BYTES", 5 * 1024 * 1024)
+RESEARCH_PAGE_MAX_BYTES = env_int("RESEARCH_PAGE_MAX_BYTES", 3 * 1024 * 1024)
+RESEARCH_MAX_ARTICLES_PER_FEED = env_int("RESEARCH_MAX_ARTICLES_PER_FEED", 10)
+
+# --- Language model -----------------------------------------------------------------
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+OPENAI_MODEL = env_str("OPENAI_MODEL", "gpt-4o-mini")
+OPENAI_TIMEOUT_S = env_float("OPENAI_TIMEOUT_S", 30.0)
+OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2)
+
+# --- Notifications ------------------------------------------------------------------
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "landed@localhost")
+OPERATOR_EMAILS = env_list("OPERATOR_EMAILS")
+
+# --- Logging ------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # urllib3 logs full request URLs at DEBUG; keep it quiet so nothing sensitive leaks.
+        "urllib3": {"level": "WARNING"},
+    },
+}
+
+# --- Sentry -------------------------------------------------------------------------
+SENTRY_DSN = env_str("SENTRY_DSN")
+if SENTRY_DSN:
+    import sentry_sdk
+    from sentry_sdk.integrations.celery import CeleryIntegration
+    from sentry_sdk.integrations.django import DjangoIntegration
+
+    sentry_sdk.init(
+        dsn=SENTRY_DSN,
+        integrations=[DjangoIntegration(), CeleryIntegration()],
+        send_default_pii=False,
+        environment=env_str("SENTRY_ENVIRONMENT", "production"),
+        traces_sample_rate=env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0),
+    )

@@ -1,0 +1,133 @@
+"""Tenancy, voice and drafts."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Platform(models.TextChoices):
+    FACEBOOK_PAGE = "facebook_page", "Facebook Page"
+    INSTAGRAM = "instagram", "Instagram"
+
+
+class Account(models.Model):
+    """A customer business: the tenant every other row hangs off."""
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    industry = models.CharField(max_length=80, blank=True)
+    timezone = models.CharField(max_length=64, default="UTC")
+    is_paying = models.BooleanField(default=False)
+    paused = models.BooleanField(default=False)
+    # Onboarding grace is derived from these two facts, never stored as a state.
+    created_at = models.DateTimeField(auto_now_add=True)
+    onboarding_grace_hours = models.PositiveIntegerField(default=72)
+    # Posts per platform per day the customer wants.
+    cadence_per_day = models.PositiveSmallIntegerField(default=1)
+    # The business's own names and @handles: never factual claims in a draft.
+    own_names = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        OWNER = "owner", "Owner"
+        EDITOR = "editor", "Editor"
+        VIEWER = "viewer", "Viewer"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.OWNER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "account"], name="membership_unique_user_account")]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.account} ({self.role})"
+
+
+class VoiceProfile(models.Model):
+    """How the business writes on one platform, learned once from its past posts."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="voice_profiles")
+    platform = models.CharField(max_length=32, choices=Platform.choices)
+    stats = models.JSONField(default=dict, blank=True)
+    style_guide = models.TextField(blank=True)
+    exemplars = models.JSONField(default=list, blank=True)
+    source_post_count = models.PositiveIntegerField(default=0)
+    learned_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["account", "platform"], name="voice_unique_account_platform")]
+
+    def __str__(self) -> str:
+        return f"voice {self.account} / {self.platform}"
+
+
+class PastPost(models.Model):
+    """A post the business published before Landed, imported to learn its voice."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="past_posts")
+    platform = models.CharField(max_length=32, choices=Platform.choices)
+    text = models.TextField()
+    posted_at = models.DateTimeField(null=True, blank=True)
+    origin = models.CharField(max_length=32, default="upload")
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+
+class Draft(models.Model):
+    """One platform-aware post drafted from one article for one account."""
+
+    class Status(models.TextChoices):
+        DRAFTED = "drafted", "Drafted (awaiting the factual gate)"
+        GATED = "gated", "Gated"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected by a human"
+
+    class Verdict(models.TextChoices):
+        PASSED = "passed", "Passed"
+        REJECTED = "rejected", "Rejected"
+        NO_SUBSTANCE = "no_substance", "No substance"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="drafts")
+    platform = models.CharField(max_length=32, choices=Platform.choices)
+    article = models.ForeignKey("research.Article", on_delete=models.PROTECT, related_name="drafts")
+    text = models.TextField()
+    link_url = models.URLField(max_length=2000, blank=True)
+    image_url = models.URLField(max_length=2000, blank=True)
+    composer = models.CharField(max_length=32, default="extractive")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFTED)
+    gate_verdict = models.CharField(max_length=16, choices=Verdict.choices, blank=True)
+    # [{"text", "supported", "evidence": [{"sentence": n, "text": ...}], "reason"}]
+    gate_claims = models.JSONField(default=list, blank=True)
+    gate_reason = models.TextField(blank=True)
+    gated_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    edited_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Composing is safe to run twice: one draft per article, platform and account.
+            models.UniqueConstraint(fields=["account", "platform", "article"], name="draft_unique_per_article"),
+            models.CheckConstraint(
+                condition=~Q(status="approved") | Q(gate_verdict="passed"),
+                name="draft_approved_only_if_passed",
+            ),
+        ]
+        indexes = [models.Index(fields=["account", "status"])]
+
+    def __str__(self) -> str:
+        return f"draft {self.pk} {self.platform} ({self.status})"

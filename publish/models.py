@@ -1,0 +1,145 @@
+"""Channels, OAuth claims, publications and their attempts."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from posting.models import Platform
+
+
+class Channel(models.Model):
+    """A connected Facebook Page or Instagram professional account."""
+
+    class Status(models.TextChoices):
+        CONNECTED = "connected", "Connected"
+        NEEDS_RECONNECT = "needs_reconnect", "Needs reconnect"
+        REVOKED = "revoked", "Revoked"
+
+    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="channels")
+    platform = models.CharField(max_length=32, choices=Platform.choices)
+    external_id = models.CharField(max_length=64)
+    name = models.CharField(max_length=300, blank=True)
+    # Fernet ciphertext (publish.crypto); never the plaintext, never shown in admin.
+    token_ciphertext = models.TextField(blank=True)
+    token_expires_at = models.DateTimeField(null=True, blank=True)
+    token_checked_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.CONNECTED)
+    status_reason = models.CharField(max_length=500, blank=True)
+    connected_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "platform", "external_id"], name="channel_unique_external")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_platform_display()} {self.name or self.external_id}"
+
+    def __repr__(self) -> str:
+        # Keep the ciphertext out of reprs that end up in logs and tracebacks.
+        return f"<Channel {self.pk} {self.platform} {self.external_id} {self.status}>"
+
+
+class OAuthClaim(models.Model):
+    """One connect attempt: minted at start, consumed exactly once at the callback."""
+
+    class Outcome(models.TextChoices):
+        PENDING = "", "Pending"
+        BOUND = "bound", "Channel bound"
+        DENIED = "denied", "Customer denied"
+        DECLINED_PERMISSIONS = "declined_permissions", "Permissions declined"
+        EXCHANGE_FAILED = "exchange_failed", "Token exchange failed"
+        NO_PAGES = "no_pages", "No pages"
+        FAILED = "failed", "Failed"
+
+    state = models.CharField(max_length=64, unique=True)
+    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="oauth_claims")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    session_binding = models.CharField(max_length=128)
+    platform = models.CharField(max_length=32, choices=Platform.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    callback_at = models.DateTimeField(null=True, blank=True)
+    consumed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=32, choices=Outcome.choices, blank=True)
+    outcome_detail = models.CharField(max_length=500, blank=True)
+
+    def __repr__(self) -> str:
+        return f"<OAuthClaim {self.pk} {self.platform} consumed={self.consumed_at is not None}>"
+
+
+class Publication(models.Model):
+    """An approved draft on one channel, from scheduled to landed (or why not)."""
+
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", "Scheduled"
+        PUBLISHING = "publishing", "Publishing"
+        # The platform accepted the write and gave an id; not yet seen live.
+        PUBLISHED = "published", "Published (awaiting read-back)"
+        # A write whose outcome we do not know (timeout, 5xx): reconcile before any retry.
+        UNKNOWN = "unknown", "Outcome unknown"
+        LANDED = "landed", "Landed"
+        UNCONFIRMED = "unconfirmed", "Unconfirmed"
+        FAILED = "failed", "Failed"
+        VANISHED = "vanished", "Vanished"
+
+    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="publications")
+    draft = models.ForeignKey("posting.Draft", on_delete=models.PROTECT, related_name="publications")
+    channel = models.ForeignKey(Channel, on_delete=models.PROTECT, related_name="publications")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
+    # What we sent, frozen at approval so an edit after approval cannot change a live post.
+    message = models.TextField()
+    link_url = models.URLField(max_length=2000, blank=True)
+    image_url = models.URLField(max_length=2000, blank=True)
+    scheduled_for = models.DateTimeField()
+    container_id = models.CharField(max_length=64, blank=True)
+    platform_post_id = models.CharField(max_length=128, blank=True)
+    permalink = models.URLField(max_length=2000, blank=True)
+    publishing_started_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    landed_at = models.DateTimeField(null=True, blank=True)
+    last_read_at = models.DateTimeField(null=True, blank=True)
+    read_count = models.PositiveIntegerField(default=0)
+    failure_kind = models.CharField(max_length=32, blank=True)
+    failure_reason = models.CharField(max_length=1000, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["draft", "channel"], name="publication_unique_draft_channel"),
+            models.UniqueConstraint(
+                fields=["channel", "platform_post_id"],
+                condition=~Q(platform_post_id=""),
+                name="publication_unique_platform_post",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="landed") | ~Q(permalink=""), name="publication_landed_has_permalink"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "scheduled_for"])]
+
+    def __str__(self) -> str:
+        return f"publication {self.pk} ({self.status})"
+
+
+class PublishAttempt(models.Model):
+    """One request we made for a publication: what was sent (never the token), what came back."""
+
+    publication = models.ForeignKey(Publication, on_delete=models.CASCADE, related_name="attempts")
+    request_kind = models.CharField(max_length=32)
+    task_id = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    error_code = models.IntegerField(null=True, blank=True)
+    error_subcode = models.IntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=32, blank=True)
+    request_summary = models.JSONField(default=dict, blank=True)
+    response_summary = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["started_at"]

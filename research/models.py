@@ -1,0 +1,116 @@
+"""Sources, articles and research runs."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class ErrorKind(models.TextChoices):
+    """Why a fetch produced nothing usable; recorded per source so silence is visible."""
+
+    DNS = "dns", "DNS lookup failed"
+    CONNECT = "connect", "Could not connect"
+    TIMEOUT = "timeout", "Timed out"
+    HTTP_4XX = "http_4xx", "HTTP 4xx"
+    HTTP_5XX = "http_5xx", "HTTP 5xx"
+    BLOCKED = "blocked", "Blocked (block page, captcha, 403/429)"
+    PARSE = "parse", "Could not parse"
+    TOO_LARGE = "too_large", "Response too large"
+    REFUSED_ADDRESS = "refused_address", "Refused address (private, loopback, ...)"
+    BAD_URL = "bad_url", "Not an http(s) URL"
+    CONTENT_TYPE = "content_type", "Unexpected content type"
+    TOO_MANY_REDIRECTS = "too_many_redirects", "Too many redirects"
+    EMPTY = "empty", "Feed has no entries"
+
+
+class Source(models.Model):
+    """One feed URL, fetched once per run however many accounts subscribe to it."""
+
+    url = models.URLField(max_length=2000, unique=True)
+    title = models.CharField(max_length=300, blank=True)
+    # Blank for an account's custom feed; an industry name for a preset source.
+    industry = models.CharField(max_length=80, blank=True, db_index=True)
+    etag = models.CharField(max_length=500, blank=True)
+    last_modified = models.CharField(max_length=100, blank=True)
+    last_fetched_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    last_error_kind = models.CharField(max_length=32, choices=ErrorKind.choices, blank=True)
+    last_error_detail = models.CharField(max_length=500, blank=True)
+    items_last_run = models.PositiveIntegerField(default=0)
+    new_articles_last_run = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["url"]
+
+    def __str__(self) -> str:
+        return self.title or self.url
+
+
+class Subscription(models.Model):
+    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="subscriptions")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="subscriptions")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["account", "source"], name="subscription_unique")]
+
+
+class Article(models.Model):
+    """A story, stored once however many feeds and accounts lead to it."""
+
+    class Extraction(models.TextChoices):
+        PENDING = "pending", "Pending"
+        OK = "ok", "OK"
+        INSUFFICIENT = "insufficient", "Too little text"
+        BLOCKED = "blocked", "Blocked"
+        FAILED = "failed", "Failed"
+
+    source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="articles")
+    canonical_url = models.URLField(max_length=2000, unique=True)
+    entry_id = models.CharField(max_length=1000, blank=True, db_index=True)
+    title = models.CharField(max_length=1000, blank=True)
+    summary = models.TextField(blank=True)
+    author = models.CharField(max_length=300, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    text = models.TextField(blank=True)
+    lead_image_url = models.URLField(max_length=2000, blank=True)
+    fingerprint = models.BigIntegerField(null=True, blank=True, db_index=True)
+    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    extraction_status = models.CharField(max_length=16, choices=Extraction.choices, default=Extraction.PENDING)
+    extraction_error = models.CharField(max_length=500, blank=True)
+    fetched_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["extraction_status", "created_at"])]
+
+    def __str__(self) -> str:
+        return self.title or self.canonical_url
+
+    @property
+    def is_usable(self) -> bool:
+        return self.extraction_status == self.Extraction.OK and self.duplicate_of_id is None
+
+
+class ResearchRun(models.Model):
+    """What one research pass produced for one account: the counts a watchdog reads."""
+
+    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="research_runs")
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    feeds_fetched = models.PositiveIntegerField(default=0)
+    feeds_not_modified = models.PositiveIntegerField(default=0)
+    feeds_failed = models.PositiveIntegerField(default=0)
+    new_articles = models.PositiveIntegerField(default=0)
+    usable_articles = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    @property
+    def starved(self) -> bool:
+        return self.finished_at is not None and self.usable_articles == 0

@@ -1,0 +1,11 @@
+import pytest
+
+from posting.models import Account
+
+
+@pytest.mark.django_db
+def test_the_database_is_postgresql_in_tests(account: Account) -> None:
+    from django.db import connection
+
+    assert connection.vendor == "postgresql"
+    assert Account.objects.filter(slug="harbour-bikes").exists()
