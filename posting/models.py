@@ -82,6 +82,9 @@ class PastPost(models.Model):
     origin = models.CharField(max_length=32, default="upload")
     imported_at = models.DateTimeField(auto_now_add=True)
 
+    def __str__(self) -> str:
+        return f"past post {self.pk} ({self.platform})"
+
 
 class Draft(models.Model):
     """One platform-aware post drafted from one article for one account."""

@@ -69,6 +69,9 @@ class OAuthClaim(models.Model):
     def __repr__(self) -> str:
         return f"<OAuthClaim {self.pk} {self.platform} consumed={self.consumed_at is not None}>"
 
+    def __str__(self) -> str:
+        return f"connect {self.platform} for {self.account_id}"
+
 
 class Publication(models.Model):
     """An approved draft on one channel, from scheduled to landed (or why not)."""
@@ -143,3 +146,6 @@ class PublishAttempt(models.Model):
 
     class Meta:
         ordering = ["started_at"]
+
+    def __str__(self) -> str:
+        return f"attempt {self.pk} {self.request_kind} ({self.outcome})"

@@ -57,6 +57,9 @@ class Subscription(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["account", "source"], name="subscription_unique")]
 
+    def __str__(self) -> str:
+        return f"{self.account_id} -> {self.source_id}"
+
 
 class Article(models.Model):
     """A story, stored once however many feeds and accounts lead to it."""
@@ -110,6 +113,9 @@ class ResearchRun(models.Model):
 
     class Meta:
         ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"research run {self.pk} for {self.account_id}"
 
     @property
     def starved(self) -> bool:
