@@ -33,7 +33,8 @@ install: $(STAMP)
 run: $(STAMP)
 	@mkdir -p var
 	@test -s var/cron_secret || $(PY) -c 'import secrets; print(secrets.token_urlsafe(48))' > var/cron_secret
-	DJANGO_DEBUG=1 CRON_SECRET="$$(cat var/cron_secret)" $(PY) manage.py landed_run
+	DJANGO_DEBUG=1 CRON_SECRET="$$(cat var/cron_secret)" RESEARCH_ALLOW_HOSTS=127.0.0.1:8766 \
+		$(PY) manage.py landed_run $(RUN_ARGS)
 
 test: $(STAMP)
 	$(PY) -m ruff check .
@@ -45,6 +46,12 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+bench-research: $(STAMP)
+	$(PY) scripts/bench_research.py $(BENCH_ARGS)
+
+bench-gate: $(STAMP)
+	$(PY) scripts/bench_gate.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var

@@ -12,6 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_float, env_int, env_list, env_str, generated_secret
+from cron.jobs import beat_schedule
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("LANDED_VAR_DIR", str(BASE_DIR / "var")))
@@ -124,6 +125,9 @@ X_FRAME_OPTIONS = "DENY"
 # real workers pick tasks up. https://docs.celeryq.dev/en/stable/userguide/configuration.html
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+if CELERY_TASK_ALWAYS_EAGER:
+    # Nothing is sent anywhere; the in-memory transport just keeps kombu from guessing "localhost".
+    CELERY_BROKER_URL = "memory://"
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
@@ -176,6 +180,11 @@ RESEARCH_TIMEOUT_S = env_float("RESEARCH_TIMEOUT_S", 10.0)
 RESEARCH_FEED_MAX_BYTES = env_int("RESEARCH_FEED_MAX_BYTES", 5 * 1024 * 1024)
 RESEARCH_PAGE_MAX_BYTES = env_int("RESEARCH_PAGE_MAX_BYTES", 3 * 1024 * 1024)
 RESEARCH_MAX_ARTICLES_PER_FEED = env_int("RESEARCH_MAX_ARTICLES_PER_FEED", 10)
+# Politeness per host and process: requests at once, and seconds between request starts.
+RESEARCH_HOST_CONCURRENCY = env_int("RESEARCH_HOST_CONCURRENCY", 2)
+RESEARCH_HOST_DELAY_S = env_float("RESEARCH_HOST_DELAY_S", 0.25)
+# CA bundle for HTTPS fetches (e.g. an egress proxy that re-signs); empty: certifi's bundle.
+RESEARCH_CA_FILE = env_str("RESEARCH_CA_FILE")
 
 # --- Language model -----------------------------------------------------------------
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
@@ -188,6 +197,46 @@ OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2)
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "landed@localhost")
 OPERATOR_EMAILS = env_list("OPERATOR_EMAILS")
+
+# --- Cron, alarms and watchdogs ------------------------------------------------------
+# One registry (cron/jobs.py) generates the cron routes, this schedule and the jobs
+# watchdog. Beat is optional: an external cron calling POST /cron/<job>/ works the same.
+CELERY_BEAT_SCHEDULE = beat_schedule()
+# Alarms: email goes to OPERATOR_EMAILS; the webhook body is signed with HMAC-SHA256 of
+# ALARM_WEBHOOK_SECRET in X-Landed-Signature ("sha256=<hex>") and retried with backoff.
+ALARM_WEBHOOK_URL = env_str("ALARM_WEBHOOK_URL")
+ALARM_WEBHOOK_SECRET = env_str("ALARM_WEBHOOK_SECRET")
+ALARM_WEBHOOK_ATTEMPTS = env_int("ALARM_WEBHOOK_ATTEMPTS", 3)
+ALARM_WEBHOOK_BACKOFF_S = env_float("ALARM_WEBHOOK_BACKOFF_S", 1.0)
+ALARM_WEBHOOK_TIMEOUT_S = env_float("ALARM_WEBHOOK_TIMEOUT_S", 5.0)
+if ALARM_WEBHOOK_URL and not ALARM_WEBHOOK_SECRET and not DEBUG:
+    raise ImproperlyConfigured("ALARM_WEBHOOK_SECRET must be set when ALARM_WEBHOOK_URL is (webhooks are signed).")
+# An open alarm is notified again at this interval until it resolves.
+ALARM_RENOTIFY_HOURS = env_float("ALARM_RENOTIFY_HOURS", 24.0)
+# The jobs watchdog pings this after every run (healthchecks.io style), so that a dead
+# scheduler, which can alarm about nothing itself, is noticed from outside.
+WATCHDOG_HEARTBEAT_URL = env_str("WATCHDOG_HEARTBEAT_URL")
+WATCHDOG_HEARTBEAT_TIMEOUT_S = env_float("WATCHDOG_HEARTBEAT_TIMEOUT_S", 5.0)
+# Landed: how long a paying account (cadence of one or more a day) may go without a landed post.
+WATCHDOG_LANDED_WINDOW_HOURS = env_int("WATCHDOG_LANDED_WINDOW_HOURS", 24)
+WATCHDOG_CONNECT_WINDOW_HOURS = env_int("WATCHDOG_CONNECT_WINDOW_HOURS", 24)
+# A connect younger than this may still be in the customer's hands (claim + page picker).
+WATCHDOG_CONNECT_SETTLE_MINUTES = env_int("WATCHDOG_CONNECT_SETTLE_MINUTES", 30)
+WATCHDOG_SOURCE_MAX_FAILURES = env_int("WATCHDOG_SOURCE_MAX_FAILURES", 3)
+# The gate is suspicious when it rejected (or passed) every one of at least this many drafts.
+WATCHDOG_GATE_WINDOW_HOURS = env_int("WATCHDOG_GATE_WINDOW_HOURS", 24)
+WATCHDOG_GATE_MIN_DRAFTS = env_int("WATCHDOG_GATE_MIN_DRAFTS", 10)
+# LLM: a storm is this many throttled or failed calls within the window.
+WATCHDOG_LLM_WINDOW_MINUTES = env_int("WATCHDOG_LLM_WINDOW_MINUTES", 60)
+WATCHDOG_LLM_MAX_ERRORS = env_int("WATCHDOG_LLM_MAX_ERRORS", 10)
+WATCHDOG_STUCK_MINUTES = env_int("WATCHDOG_STUCK_MINUTES", 60)
+WATCHDOG_TOKEN_EXPIRY_DAYS = env_int("WATCHDOG_TOKEN_EXPIRY_DAYS", 7)
+# The approval digest goes out once a day per account, at this hour of its local time.
+APPROVAL_DIGEST_LOCAL_HOUR = env_int("APPROVAL_DIGEST_LOCAL_HOUR", 7)
+# Absolute links in emails.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+JOBRUN_RETENTION_DAYS = env_int("JOBRUN_RETENTION_DAYS", 30)
+ALARM_RETENTION_DAYS = env_int("ALARM_RETENTION_DAYS", 180)
 
 # --- Logging ------------------------------------------------------------------------
 LOGGING = {
@@ -213,6 +262,8 @@ if SENTRY_DSN:
         dsn=SENTRY_DSN,
         integrations=[DjangoIntegration(), CeleryIntegration()],
         send_default_pii=False,
+        # Frame locals can hold decrypted channel tokens; never ship them to Sentry.
+        include_local_variables=False,
         environment=env_str("SENTRY_ENVIRONMENT", "production"),
         traces_sample_rate=env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0),
     )

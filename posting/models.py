@@ -134,3 +134,83 @@ class Draft(models.Model):
 
     def __str__(self) -> str:
         return f"draft {self.pk} {self.platform} ({self.status})"
+
+
+class LLMUsage(models.Model):
+    """One call to the language model: what it cost, which key made it, how it ended.
+
+    Lesson 6 (DESIGN.md): the key in use, its organisation and its rate-limit responses
+    must be visible to the operator. The key itself is never stored, only a fingerprint.
+    """
+
+    class Status(models.TextChoices):
+        OK = "ok", "OK"
+        RATE_LIMITED = "rate_limited", "Rate limited (429 after retries)"
+        SERVER_ERROR = "server_error", "Server error (5xx after retries)"
+        TIMEOUT = "timeout", "Timed out"
+        CONNECTION = "connection", "Could not connect"
+        MALFORMED = "malformed", "Malformed output"
+        REFUSAL = "refusal", "Refused"
+        API_ERROR = "api_error", "Other API error"
+
+    account = models.ForeignKey(Account, null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_usage")
+    model = models.CharField(max_length=100)
+    purpose = models.CharField(max_length=40)
+    status = models.CharField(max_length=20, choices=Status.choices)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    # Null when the model's price is unknown: "unknown" must not read as "free".
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    key_fingerprint = models.CharField(max_length=32, blank=True)
+    organization = models.CharField(max_length=200, blank=True)
+    # 429 responses seen during this call, retried ones included: the storm detector reads these.
+    throttled_responses = models.PositiveSmallIntegerField(default=0)
+    retries = models.PositiveSmallIntegerField(default=0)
+    detail = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["account", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"llm {self.purpose} {self.model} ({self.status})"
+
+
+class Composition(models.Model):
+    """How a draft was composed: which sentences or claims it rests on, and any fallback."""
+
+    draft = models.OneToOneField(Draft, on_delete=models.CASCADE, related_name="composition")
+    composer = models.CharField(max_length=32)
+    # Extractive: [{"sentence": n, "text": ...}]. LLM: [{"text": claim, "sentences": [n, ...]}].
+    sources = models.JSONField(default=list, blank=True)
+    # Why the LLM was not used for this draft although one is configured (blank otherwise).
+    fallback_reason = models.CharField(max_length=500, blank=True)
+    llm_usage = models.ForeignKey(LLMUsage, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"composition of draft {self.draft_id} ({self.composer})"
+
+
+class ComposeSkip(models.Model):
+    """An article the composer deliberately did not draft for a platform, and why."""
+
+    class Reason(models.TextChoices):
+        NO_IMAGE = "no_image", "No lead image (Instagram needs one)"
+        NO_SENTENCES = "no_sentences", "No sentence in the article is usable as a post"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="compose_skips")
+    platform = models.CharField(max_length=32, choices=Platform.choices)
+    article = models.ForeignKey("research.Article", on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["account", "platform", "article"], name="compose_skip_unique_per_article")
+        ]
+
+    def __str__(self) -> str:
+        return f"skip {self.platform} article {self.article_id}: {self.reason}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.http import Http404
@@ -36,3 +38,29 @@ def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
         .select_related("article")
         .order_by("-created_at")
     )
+
+
+def account_funnel(*, account: Account, since: datetime | None = None) -> dict[str, int]:
+    """Articles → drafts → gated → approved → published → landed for one account.
+
+    ``since`` limits every stage to rows created after it (the operator's 24 h view);
+    None counts everything. Published means the platform accepted the write and gave
+    us an id; landed means a later read showed it live with a permalink.
+    """
+    from publish.models import Publication
+    from research.selectors import articles_usable_for_account
+
+    drafts = Draft.objects.filter(account=account)
+    publications = Publication.objects.filter(account=account)
+    if since is not None:
+        drafts = drafts.filter(created_at__gte=since)
+        publications = publications.filter(created_at__gte=since)
+    return {
+        "articles": articles_usable_for_account(account=account, since=since).count(),
+        "drafts": drafts.count(),
+        "gated": drafts.exclude(gate_verdict="").count(),
+        "passed": drafts.filter(gate_verdict=Draft.Verdict.PASSED).count(),
+        "approved": drafts.filter(status=Draft.Status.APPROVED).count(),
+        "published": publications.exclude(platform_post_id="").count(),
+        "landed": publications.filter(status=Publication.Status.LANDED).count(),
+    }

@@ -149,3 +149,52 @@ class PublishAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"attempt {self.pk} {self.request_kind} ({self.outcome})"
+
+
+class ConnectEvent(models.Model):
+    """One step of the connect funnel, kept after claims are cleaned up.
+
+    The watchdog compares ``started`` with ``bound`` per platform (DESIGN.md lesson 4): a
+    connect flow that silently stops binding channels shows up here, not in a log.
+    """
+
+    class Kind(models.TextChoices):
+        STARTED = "started", "Started"
+        CALLBACK = "callback", "Callback received"
+        BOUND = "bound", "Channels bound"
+        FAILED = "failed", "Failed"
+
+    platform = models.CharField(max_length=32, choices=Platform.choices)
+    # Null when the callback carried a state we could not tie to any account.
+    account = models.ForeignKey("posting.Account", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    reason = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"connect {self.platform} {self.kind} {self.reason}".rstrip()
+
+
+class ConnectGrant(models.Model):
+    """What the platform granted at a callback, held until the customer picks pages.
+
+    The page tokens live here encrypted (never in the session cookie or a URL),
+    bound to the claim, and the row is deleted as soon as the pick binds channels.
+    """
+
+    claim = models.OneToOneField(OAuthClaim, on_delete=models.CASCADE, related_name="grant")
+    # Fernet ciphertext of {"page_tokens": {page id: token}}.
+    secrets_ciphertext = models.TextField()
+    # What the picker shows, with no tokens: [{"id", "name", "instagram_id", "instagram_username"}].
+    pages = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    def __repr__(self) -> str:
+        return f"<ConnectGrant {self.pk} claim={self.claim_id}>"
+
+    def __str__(self) -> str:
+        return f"connect grant {self.pk}"

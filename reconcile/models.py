@@ -1,2 +1,22 @@
-"""Reconcile owns no rows of its own yet: it reads the platform and moves Publications
-through publish's services. Engagement snapshots will live here."""
+"""Reconcile reads platform state back and moves Publications through their states; the
+only rows it owns are engagement snapshots of landed posts."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class EngagementSnapshot(models.Model):
+    """Reactions/likes and comments on a landed post, as the platform counted them at one time."""
+
+    publication = models.ForeignKey("publish.Publication", on_delete=models.CASCADE, related_name="engagement")
+    fetched_at = models.DateTimeField()
+    reactions = models.PositiveIntegerField(default=0)
+    comments = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-fetched_at"]
+        indexes = [models.Index(fields=["publication", "-fetched_at"])]
+
+    def __str__(self) -> str:
+        return f"engagement {self.publication_id} @ {self.fetched_at:%Y-%m-%d %H:%M}"

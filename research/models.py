@@ -21,6 +21,7 @@ class ErrorKind(models.TextChoices):
     CONTENT_TYPE = "content_type", "Unexpected content type"
     TOO_MANY_REDIRECTS = "too_many_redirects", "Too many redirects"
     EMPTY = "empty", "Feed has no entries"
+    INTERNAL = "internal", "Unexpected error (see logs)"
 
 
 class Source(models.Model):
@@ -72,6 +73,9 @@ class Article(models.Model):
         FAILED = "failed", "Failed"
 
     source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="articles")
+    # Every feed that listed this story (the first one is ``source``); near-duplicates from
+    # other outlets add theirs, so an account reaches the story through any of them.
+    sources = models.ManyToManyField(Source, blank=True, related_name="listed_articles")
     canonical_url = models.URLField(max_length=2000, unique=True)
     entry_id = models.CharField(max_length=1000, blank=True, db_index=True)
     title = models.CharField(max_length=1000, blank=True)
@@ -110,6 +114,9 @@ class ResearchRun(models.Model):
     feeds_failed = models.PositiveIntegerField(default=0)
     new_articles = models.PositiveIntegerField(default=0)
     usable_articles = models.PositiveIntegerField(default=0)
+    feeds_subscribed = models.PositiveIntegerField(default=0)
+    # {"timeout": 2, "blocked": 1}: why feeds failed this run, for the operator at a glance.
+    error_kinds = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-started_at"]

@@ -1,0 +1,45 @@
+"""Job runs and alarms for the operator. Both are written by the system, so read-only here."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from cron.models import Alarm, ApprovalDigest, DailyMetric, JobRun
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(JobRun)
+class JobRunAdmin(ReadOnlyAdmin):
+    list_display = ["job", "slot", "trigger", "outcome", "counts", "started_at", "finished_at"]
+    list_filter = ["outcome", "job", "trigger"]
+    search_fields = ["job"]
+    date_hierarchy = "slot"
+
+
+@admin.register(Alarm)
+class AlarmAdmin(ReadOnlyAdmin):
+    list_display = ["kind", "account", "subject", "opened_at", "resolved_at", "last_notified_at", "last_notify_error"]
+    list_filter = [("resolved_at", admin.EmptyFieldListFilter), "kind"]
+    search_fields = ["kind", "subject", "account__name"]
+    list_select_related = ["account"]
+
+
+@admin.register(ApprovalDigest)
+class ApprovalDigestAdmin(ReadOnlyAdmin):
+    list_display = ["account", "day", "drafts", "recipients", "sent_at"]
+    list_select_related = ["account"]
+
+
+@admin.register(DailyMetric)
+class DailyMetricAdmin(ReadOnlyAdmin):
+    list_display = ["account", "day", "articles", "drafts", "gated", "approved", "published", "landed"]
+    list_filter = ["day"]
+    list_select_related = ["account"]

@@ -1,0 +1,133 @@
+"""Reads of the cron app: job statuses, open alarms and per-account funnel counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
+
+from cron.jobs import JOBS, Job
+from cron.models import Alarm, JobRun
+from posting.models import Account, Draft
+
+
+class JobState:
+    """healthchecks.io semantics, derived from facts (the last completed run), never stored."""
+
+    NEW = "new"
+    UP = "up"
+    LATE = "late"
+    DOWN = "down"
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    job: Job
+    state: str
+    last_completed_at: datetime | None
+    last_run: JobRun | None
+
+
+def job_statuses(*, now: datetime) -> list[JobStatus]:
+    """Every registered job with its state at ``now``.
+
+    A job is up until its period has passed since it last completed, late during the
+    grace after that, and down once period + grace have passed. A job that has never
+    completed is new only while the scheduler itself is younger than its period + grace
+    (measured from the first run of any job); after that, never having run is down,
+    because absence is exactly what the watchdog exists to notice.
+    """
+    completed = dict(
+        JobRun.objects.filter(outcome=JobRun.Outcome.OK)
+        .order_by()
+        .values("job")
+        .annotate(last=Max("finished_at"))
+        .values_list("job", "last")
+    )
+    latest_ids = JobRun.objects.order_by().values("job").annotate(latest=Max("id")).values("latest")
+    last_runs = {run.job: run for run in JobRun.objects.filter(id__in=latest_ids)}
+    scheduler_started = JobRun.objects.aggregate(first=Min("created_at"))["first"]
+
+    statuses = []
+    for job in JOBS:
+        last = completed.get(job.name)
+        reference = last or scheduler_started
+        if reference is None or (last is None and now <= reference + job.period + job.grace):
+            state = JobState.NEW
+        elif last is not None and now <= last + job.period:
+            state = JobState.UP
+        elif last is not None and now <= last + job.period + job.grace:
+            state = JobState.LATE
+        else:
+            state = JobState.DOWN
+        statuses.append(JobStatus(job=job, state=state, last_completed_at=last, last_run=last_runs.get(job.name)))
+    return statuses
+
+
+def alarms_open() -> QuerySet[Alarm]:
+    return Alarm.objects.filter(resolved_at__isnull=True).select_related("account").order_by("-opened_at")
+
+
+def landed_count_between(*, account: Account, start: datetime, end: datetime) -> int:
+    """Posts of ``account`` the platform confirmed live in [start, end).
+
+    Like ``reconcile.selectors.landed_count`` (which has no upper bound), a post that
+    landed and later vanished still counts: it did land that day.
+    """
+    from publish.models import Publication
+
+    return Publication.objects.filter(
+        account=account,
+        status__in=[Publication.Status.LANDED, Publication.Status.VANISHED],
+        landed_at__gte=start,
+        landed_at__lt=end,
+    ).count()
+
+
+def account_funnel_between(*, account: Account, start: datetime, end: datetime) -> dict[str, int]:
+    """What happened to one account's pipeline in [start, end), each stage by its own event time.
+
+    Articles are usable ones from the account's subscribed sources; gated, approved,
+    published and landed count the moment that stage happened, so a day's row says what
+    the pipeline did that day.
+    """
+    from publish.models import Publication
+    from research.selectors import articles_usable_for_account
+
+    articles = articles_usable_for_account(account=account, since=start).filter(created_at__lt=end)
+    drafts = Draft.objects.filter(account=account)
+    publications = Publication.objects.filter(account=account)
+    return {
+        "articles": articles.count(),
+        "drafts": drafts.filter(created_at__gte=start, created_at__lt=end).count(),
+        "gated": drafts.filter(gated_at__gte=start, gated_at__lt=end).count(),
+        "approved": drafts.filter(status=Draft.Status.APPROVED, decided_at__gte=start, decided_at__lt=end).count(),
+        "published": publications.filter(published_at__gte=start, published_at__lt=end).count(),
+        "landed": landed_count_between(account=account, start=start, end=end),
+    }
+
+
+def llm_usage_summary(*, since: datetime) -> dict[str, object]:
+    """The language model as the operator should see it (DESIGN.md lesson 6): calls and how
+    they ended, 429s, cost, and which key and organisation are in use (fingerprints only)."""
+    from posting.models import LLMUsage
+
+    usage = LLMUsage.objects.filter(created_at__gte=since)
+    totals = usage.aggregate(
+        calls=Count("id"),
+        ok=Count("id", filter=Q(status=LLMUsage.Status.OK)),
+        throttled=Sum("throttled_responses"),
+        cost_usd=Sum("cost_usd"),
+        tokens=Sum(F("prompt_tokens") + F("completion_tokens")),
+    )
+    latest = LLMUsage.objects.order_by("-created_at").first()
+    return {
+        **totals,
+        "throttled": totals["throttled"] or 0,
+        "tokens": totals["tokens"] or 0,
+        "by_status": dict(usage.order_by().values("status").annotate(n=Count("id")).values_list("status", "n")),
+        "key_fingerprint": latest.key_fingerprint if latest else "",
+        "organization": latest.organization if latest else "",
+        "model": latest.model if latest else "",
+    }

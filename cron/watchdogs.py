@@ -1,0 +1,327 @@
+"""Watchdogs: count the thing that should exist and alarm when it does not (DESIGN.md lesson 1).
+
+Each watchdog is a job service: it computes the conditions true now, hands them to
+``alarms_sync`` (which opens new alarms once, re-notifies open ones at an interval and
+resolves the ones that cleared), and returns counts. A watchdog only resolves the alarm
+kinds it owns.
+
+Reads go through other apps' contract functions where one exists
+(``reconcile.selectors.landed_count``, ``publish.oauth.services.connect_funnel``);
+elsewhere (research runs, sources, gate verdicts, LLM usage, publications, channels)
+they query those apps' models directly, read-only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from datetime import timedelta
+
+import requests
+from django.conf import settings
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from cron.selectors import JobState, job_statuses
+from cron.services import Condition, alarms_sync
+from posting.models import Account, Draft
+
+logger = logging.getLogger(__name__)
+
+
+class Kind:
+    """Alarm kinds, one per condition a watchdog can find."""
+
+    NOTHING_LANDED = "nothing_landed"
+    CONNECT_FUNNEL_BROKEN = "connect_funnel_broken"
+    JOB_DOWN = "job_down"
+    RESEARCH_STARVED = "research_starved"
+    SOURCE_FAILING = "source_failing"
+    GATE_REJECTS_ALL = "gate_rejects_all"
+    GATE_PASSES_ALL = "gate_passes_all"
+    LLM_THROTTLED = "llm_throttled"
+    LLM_ERRORS = "llm_errors"
+    LLM_KEY_CHANGED = "llm_key_changed"
+    PUBLICATIONS_STUCK = "publications_stuck"
+    CHANNEL_NEEDS_RECONNECT = "channel_needs_reconnect"
+    TOKEN_EXPIRING = "token_expiring"  # noqa: S105 (an alarm kind, not a password)
+
+
+# The key in use is compared over a day: long enough that a change overnight is still
+# visible in the morning, short enough that the alarm clears once the new key is the norm.
+LLM_KEY_WINDOW = timedelta(hours=24)
+# Unconfirmed publications need a human; after a week without one they are history.
+UNCONFIRMED_LOOKBACK = timedelta(days=7)
+
+
+def landed_window(*, account: Account) -> timedelta | None:
+    """How long this account may go without a landed post; None when it expects none.
+
+    Cadence is posts per platform per day, so any cadence of one or more means at least
+    one landed post per day. The window is absolute (24 real hours), not a local calendar
+    day, so it neither shrinks nor grows on the night clocks change.
+    """
+    if account.cadence_per_day < 1:
+        return None
+    return timedelta(hours=settings.WATCHDOG_LANDED_WINDOW_HOURS)
+
+
+def watchdog_landed() -> dict[str, int]:
+    """Every paying, unpaused account past onboarding grace must have landed a post in its window.
+
+    Driven from the set of accounts, not from publication rows, so an account with no
+    channel, no drafts and no publications at all alarms too.
+    """
+    from posting.selectors import drafts_awaiting_approval
+    from publish.models import Channel
+    from reconcile.selectors import landed_count
+
+    now = timezone.now()
+    conditions = []
+    checked = 0
+    for account in Account.objects.filter(is_paying=True, paused=False):
+        window = landed_window(account=account)
+        if window is None or now < account.created_at + timedelta(hours=account.onboarding_grace_hours):
+            continue
+        checked += 1
+        since = now - window
+        if landed_count(account=account, since=since) == 0:
+            conditions.append(
+                Condition(
+                    kind=Kind.NOTHING_LANDED,
+                    account=account,
+                    details={
+                        "landed": 0,
+                        "window_hours": window.total_seconds() / 3600,
+                        "since": since.isoformat(),
+                        # The usual reasons, so the operator sees where the pipeline stops.
+                        "channels_connected": account.channels.filter(status=Channel.Status.CONNECTED).count(),
+                        "drafts_awaiting_approval": drafts_awaiting_approval(account=account).count(),
+                    },
+                )
+            )
+    return {"accounts_checked": checked, **alarms_sync(kinds={Kind.NOTHING_LANDED}, conditions=conditions)}
+
+
+def watchdog_connect_funnel() -> dict[str, int]:
+    """Per platform: connects were started in the window but none bound a channel.
+
+    A connect started within the last WATCHDOG_CONNECT_SETTLE_MINUTES may still be in
+    the customer's hands (consent screen, page picker), so only older starts count;
+    a bind at any time in the window counts.
+    """
+    from publish.oauth.services import connect_funnel
+
+    now = timezone.now()
+    since = now - timedelta(hours=settings.WATCHDOG_CONNECT_WINDOW_HOURS)
+    in_flight = connect_funnel(since=now - timedelta(minutes=settings.WATCHDOG_CONNECT_SETTLE_MINUTES))
+    conditions = []
+    for platform, funnel in sorted(connect_funnel(since=since).items()):
+        started = int(funnel.get("started", 0)) - int(in_flight.get(platform, {}).get("started", 0))
+        if started > 0 and int(funnel.get("bound", 0)) == 0:
+            conditions.append(
+                Condition(
+                    kind=Kind.CONNECT_FUNNEL_BROKEN,
+                    subject=platform,
+                    details={
+                        "started": started,
+                        "bound": 0,
+                        "failed_by_reason": funnel.get("failed_by_reason", {}),
+                        "since": since.isoformat(),
+                    },
+                )
+            )
+    return alarms_sync(kinds={Kind.CONNECT_FUNNEL_BROKEN}, conditions=conditions)
+
+
+def watchdog_jobs() -> dict[str, int]:
+    """Every job completed within its period + grace, then a heartbeat ping from outside.
+
+    The watchdog cannot alarm about its own absence (or a dead scheduler), so it pings
+    WATCHDOG_HEARTBEAT_URL each time it completes: an external monitor notices the
+    silence when the pings stop.
+    """
+    statuses = job_statuses(now=timezone.now())
+    conditions = [
+        Condition(
+            kind=Kind.JOB_DOWN,
+            subject=status.job.name,
+            details={
+                "last_completed_at": status.last_completed_at.isoformat() if status.last_completed_at else None,
+                "expected_every_minutes": status.job.period.total_seconds() / 60,
+                "last_outcome": status.last_run.outcome if status.last_run else None,
+                "last_error": status.last_run.error[:300] if status.last_run else "",
+            },
+        )
+        for status in statuses
+        if status.state == JobState.DOWN
+    ]
+    counts: Counter[str] = Counter(f"jobs_{status.state}" for status in statuses)
+    counts.update(alarms_sync(kinds={Kind.JOB_DOWN}, conditions=conditions))
+    if settings.WATCHDOG_HEARTBEAT_URL:
+        counts["heartbeat_sent" if _heartbeat_ping() else "heartbeat_failed"] += 1
+    return {f"jobs_{state}": 0 for state in ("new", "up", "late", "down")} | dict(counts)
+
+
+def _heartbeat_ping() -> bool:
+    try:
+        response = requests.get(
+            settings.WATCHDOG_HEARTBEAT_URL, timeout=settings.WATCHDOG_HEARTBEAT_TIMEOUT_S, allow_redirects=False
+        )
+    except requests.RequestException as exc:
+        # Never log the URL: heartbeat URLs embed the check's secret id.
+        logger.warning("watchdog heartbeat failed: %s", type(exc).__name__)
+        return False
+    if response.status_code >= 300:
+        logger.warning("watchdog heartbeat failed: HTTP %s", response.status_code)
+        return False
+    return True
+
+
+def watchdog_research() -> dict[str, int]:
+    """An account whose latest research run yielded no usable article; a source failing N times in a row."""
+    from research.models import ResearchRun, Source
+
+    conditions = []
+    for account in Account.objects.filter(paused=False, subscriptions__isnull=False).distinct():
+        latest = ResearchRun.objects.filter(account=account, finished_at__isnull=False).order_by("-started_at").first()
+        if latest is not None and latest.starved:
+            conditions.append(
+                Condition(
+                    kind=Kind.RESEARCH_STARVED,
+                    account=account,
+                    details={
+                        "run_id": latest.pk,
+                        "finished_at": latest.finished_at.isoformat() if latest.finished_at else None,
+                        "new_articles": latest.new_articles,
+                        "feeds_failed": latest.feeds_failed,
+                    },
+                )
+            )
+    failing = Source.objects.filter(
+        consecutive_failures__gte=settings.WATCHDOG_SOURCE_MAX_FAILURES, subscriptions__isnull=False
+    ).distinct()
+    for source in failing:
+        # The feed URL is left out on purpose: a customer's custom feed may carry a key in it.
+        conditions.append(
+            Condition(
+                kind=Kind.SOURCE_FAILING,
+                subject=f"source:{source.pk}",
+                details={
+                    "source_id": source.pk,
+                    "title": source.title,
+                    "consecutive_failures": source.consecutive_failures,
+                    "last_error_kind": source.last_error_kind,
+                },
+            )
+        )
+    return alarms_sync(kinds={Kind.RESEARCH_STARVED, Kind.SOURCE_FAILING}, conditions=conditions)
+
+
+def watchdog_gate_llm() -> dict[str, int]:
+    """The gate rejected (or passed) every one of enough drafts; the LLM is throttled, failing
+    or answering with a different key or organisation than before (DESIGN.md lessons 5, 6)."""
+    from posting.models import LLMUsage
+
+    now = timezone.now()
+    conditions = []
+
+    gate_since = now - timedelta(hours=settings.WATCHDOG_GATE_WINDOW_HOURS)
+    verdicts = (
+        Draft.objects.filter(gated_at__gte=gate_since)
+        .exclude(gate_verdict="")
+        .aggregate(total=Count("id"), passed=Count("id", filter=Q(gate_verdict=Draft.Verdict.PASSED)))
+    )
+    total, passed = verdicts["total"], verdicts["passed"]
+    if total >= settings.WATCHDOG_GATE_MIN_DRAFTS and passed in (0, total):
+        kind = Kind.GATE_REJECTS_ALL if passed == 0 else Kind.GATE_PASSES_ALL
+        conditions.append(
+            Condition(kind=kind, details={"drafts": total, "passed": passed, "since": gate_since.isoformat()})
+        )
+
+    llm_since = now - timedelta(minutes=settings.WATCHDOG_LLM_WINDOW_MINUTES)
+    usage = LLMUsage.objects.filter(created_at__gte=llm_since).aggregate(
+        calls=Count("id"),
+        throttled=Sum("throttled_responses"),
+        # Endpoint failures (auth and other API errors, 5xx, timeouts, connection); a
+        # malformed or refused answer is the model's output, not the endpoint's health.
+        errors=Count(
+            "id",
+            filter=Q(
+                status__in=[
+                    LLMUsage.Status.API_ERROR,
+                    LLMUsage.Status.SERVER_ERROR,
+                    LLMUsage.Status.TIMEOUT,
+                    LLMUsage.Status.CONNECTION,
+                ]
+            ),
+        ),
+    )
+    window = {"calls": usage["calls"], "since": llm_since.isoformat()}
+    if (usage["throttled"] or 0) >= settings.WATCHDOG_LLM_MAX_ERRORS:
+        conditions.append(Condition(kind=Kind.LLM_THROTTLED, details={**window, "throttled": usage["throttled"]}))
+    if usage["errors"] >= settings.WATCHDOG_LLM_MAX_ERRORS:
+        conditions.append(Condition(kind=Kind.LLM_ERRORS, details={**window, "errors": usage["errors"]}))
+
+    # Fingerprints are short hash prefixes of the key, never the key: safe to show.
+    recent = LLMUsage.objects.filter(created_at__gte=now - LLM_KEY_WINDOW)
+    fingerprints = sorted(set(recent.exclude(key_fingerprint="").values_list("key_fingerprint", flat=True)))
+    organizations = sorted(set(recent.exclude(organization="").values_list("organization", flat=True)))
+    if len(fingerprints) > 1 or len(organizations) > 1:
+        conditions.append(
+            Condition(
+                kind=Kind.LLM_KEY_CHANGED,
+                details={"key_fingerprints": fingerprints, "organizations": organizations},
+            )
+        )
+    kinds = {
+        Kind.GATE_REJECTS_ALL,
+        Kind.GATE_PASSES_ALL,
+        Kind.LLM_THROTTLED,
+        Kind.LLM_ERRORS,
+        Kind.LLM_KEY_CHANGED,
+    }
+    return {"drafts_gated": total, "llm_calls": usage["calls"], **alarms_sync(kinds=kinds, conditions=conditions)}
+
+
+def watchdog_publishing() -> dict[str, int]:
+    """Publications stuck unknown or unconfirmed; channels needing reconnect; tokens expiring soon."""
+    from publish.models import Channel, Publication
+
+    now = timezone.now()
+    conditions = []
+    stuck = Publication.objects.filter(
+        Q(status=Publication.Status.UNKNOWN, updated_at__lt=now - timedelta(minutes=settings.WATCHDOG_STUCK_MINUTES))
+        | Q(status=Publication.Status.UNCONFIRMED, updated_at__gte=now - UNCONFIRMED_LOOKBACK)
+    ).select_related("account")
+    by_account: dict[int, list[Publication]] = {}
+    for publication in stuck:
+        by_account.setdefault(publication.account_id, []).append(publication)
+    for publications in by_account.values():
+        statuses = Counter(publication.status for publication in publications)
+        conditions.append(
+            Condition(
+                kind=Kind.PUBLICATIONS_STUCK,
+                account=publications[0].account,
+                details={**statuses, "publication_ids": sorted(p.pk for p in publications)[:20]},
+            )
+        )
+
+    expiring_before = now + timedelta(days=settings.WATCHDOG_TOKEN_EXPIRY_DAYS)
+    channels = Channel.objects.filter(
+        Q(status=Channel.Status.NEEDS_RECONNECT)
+        | Q(status=Channel.Status.CONNECTED, token_expires_at__isnull=False, token_expires_at__lt=expiring_before)
+    ).select_related("account")
+    for channel in channels:
+        details = {"channel_id": channel.pk, "platform": channel.platform, "name": channel.name}
+        if channel.status == Channel.Status.NEEDS_RECONNECT:
+            kind = Kind.CHANNEL_NEEDS_RECONNECT
+            details["reason"] = channel.status_reason
+        else:
+            kind = Kind.TOKEN_EXPIRING
+            details["expires_at"] = channel.token_expires_at.isoformat() if channel.token_expires_at else None
+        conditions.append(
+            Condition(kind=kind, account=channel.account, subject=f"channel:{channel.pk}", details=details)
+        )
+    kinds = {Kind.PUBLICATIONS_STUCK, Kind.CHANNEL_NEEDS_RECONNECT, Kind.TOKEN_EXPIRING}
+    return {"publications_stuck": sum(map(len, by_account.values())), **alarms_sync(kinds=kinds, conditions=conditions)}

@@ -1,0 +1,101 @@
+"""Writes of the factual gate: a draft's verdict, claims and evidence, stored once.
+
+The gate reads the article's full extracted text (``article.text``), never its headline
+alone (DESIGN.md lesson 5). Gating is safe to run twice: only a draft still in DRAFTED,
+with the very text that was judged, takes the verdict; an edit made meanwhile sends the
+draft back to DRAFTED with new text, so a stale verdict can never land on it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.utils import timezone
+
+from posting.gate.core import REJECTED, ClaimResult, GateResult, Judge, gate_evaluate
+from posting.models import Draft
+
+logger = logging.getLogger(__name__)
+
+# How many drafts one sweep gates; the next tick takes the rest.
+PENDING_BATCH = 200
+
+
+def draft_gate(*, draft_id: int) -> Draft:
+    """Judge one draft against its article and store the verdict (status GATED).
+
+    A draft no longer in DRAFTED is returned untouched. Raises Draft.DoesNotExist for an
+    unknown id.
+    """
+    draft = Draft.objects.select_related("article", "account").get(pk=draft_id)
+    if draft.status != Draft.Status.DRAFTED:
+        return draft
+
+    result = _draft_judge(draft)
+    # The judge may have spent seconds on an LLM: claim the draft only now, and only if it
+    # still holds the text that was judged (no transaction is held open meanwhile).
+    Draft.objects.filter(pk=draft.pk, status=Draft.Status.DRAFTED, text=draft.text).update(
+        status=Draft.Status.GATED,
+        gate_verdict=result.verdict,
+        gate_claims=[claim.as_dict() for claim in result.claims],
+        gate_reason=result.reason,
+        gated_at=timezone.now(),
+    )
+    draft.refresh_from_db()
+    return draft
+
+
+def drafts_gate_pending() -> dict[str, int]:
+    """Gate every draft waiting for the gate (oldest first, one batch per run)."""
+    counts = {"gated": 0, "passed": 0, "rejected": 0, "no_substance": 0}
+    pending = Draft.objects.filter(status=Draft.Status.DRAFTED).order_by("created_at", "pk")
+    for draft_id in pending.values_list("pk", flat=True)[:PENDING_BATCH]:
+        try:
+            draft = draft_gate(draft_id=draft_id)
+        except Draft.DoesNotExist:
+            continue  # deleted since the sweep listed it
+        if draft.status != Draft.Status.GATED or draft.gate_verdict not in counts:
+            continue
+        counts["gated"] += 1
+        counts[draft.gate_verdict] += 1
+    return counts
+
+
+def _draft_judge(draft: Draft) -> GateResult:
+    article = draft.article
+    if not article.text.strip():
+        return GateResult(
+            verdict=REJECTED,
+            claims=[],
+            reason=(
+                "The article has no extracted text (extraction status: "
+                f"{article.get_extraction_status_display()}), so no claim can be checked. "
+                "The gate never judges a draft against the headline alone."
+            ),
+        )
+    try:
+        return gate_evaluate(
+            text=draft.text,
+            title=article.title,
+            body=article.text,
+            own_names=[str(name) for name in draft.account.own_names or []],
+            judge=_judge_for(draft),
+        )
+    except Exception as error:
+        # A draft the gate cannot read is a rejected draft with the reason on it, where the
+        # operator and the customer see it, not a task retrying forever.
+        logger.exception("factual gate failed on draft %s", draft.pk)
+        return GateResult(
+            verdict=REJECTED,
+            claims=[
+                ClaimResult(text=draft.text[:300], supported=False, evidence=[], reason="The gate could not check it.")
+            ],
+            reason=f"The factual gate could not check this draft ({type(error).__name__}); edit it or reject it.",
+        )
+
+
+def _judge_for(draft: Draft) -> Judge | None:
+    """The LLM judge when a model is configured, else None (the gate's own checks stand alone)."""
+    from posting.llm import llm_claim_judge
+
+    return llm_claim_judge(account=draft.account)

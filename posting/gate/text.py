@@ -1,0 +1,304 @@
+"""Text for the factual gate: sentences, and the normalised tokens both sides are compared by.
+
+Numbers are normalised ("3.5bn" = "3,500,000,000", "20%" = "20 percent"), months spelled
+out ("Oct." = "October"), words stemmed, and each token tagged as a number, date, name,
+model number, word, negation or break. Pure functions, no Django.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from posting.gate.lexicon import (
+    ABBREVIATIONS,
+    BREAK_CHARS,
+    CLOSERS,
+    COMMON_STARTS,
+    CONTRACTIONS,
+    CTA_WORDS,
+    DAY_WORDS,
+    DENIAL,
+    DIGIT,
+    ENDING,
+    FILLER,
+    FILLER_STEMS,
+    FIRST_PERSON,
+    IMPLICIT_NEGATIONS,
+    MAGNITUDE,
+    MAGNITUDES,
+    MODEL_TOKEN,
+    MONEY,
+    MONTH_NAMES,
+    MONTHS,
+    NEGATIONS,
+    NOT_SUPERLATIVE,
+    PERIODS,
+    PROPORTIONS,
+    PUNCTUATION_MAP,
+    RELATIVE,
+    SENTENCE_END,
+    SPACED_DASH,
+    STOPWORDS,
+    SUPERLATIVES,
+    TIME,
+    TOKEN,
+    VAGUE_DAYS,
+    WEAK_WORDS,
+    WORD_NUMBERS,
+    stem,
+)
+
+
+def sentences_split(text: str) -> list[str]:
+    """Split prose into sentences (paragraph breaks always end one).
+
+    The composer numbers sentences with this same function, so that the sentence numbers
+    an LLM cites and the ones the gate reports agree.
+    """
+    sentences: list[str] = []
+    for paragraph in re.split(r"\n\s*\n|\r?\n", text):
+        paragraph = " ".join(paragraph.split())
+        if not paragraph:
+            continue
+        start = 0
+        for match in SENTENCE_END.finditer(paragraph):
+            end = match.end()
+            candidate = paragraph[start:end].strip()
+            last_word = candidate.rsplit(" ", 1)[-1].rstrip(CLOSERS).lower()
+            if candidate.endswith(".") and (last_word in ABBREVIATIONS or re.fullmatch(r"[a-z]", last_word)):
+                continue
+            if candidate:
+                sentences.append(candidate)
+            start = end
+        rest = paragraph[start:].strip()
+        if rest:
+            sentences.append(rest)
+    return sentences
+
+
+NUMBER = "number"
+DATE = "date"
+PROPER = "proper"
+MODEL = "model"
+WORD = "word"
+NEGATION = "negation"
+BREAK = "break"
+
+
+@dataclass(frozen=True)
+class Token:
+    norm: str
+    raw: str
+    kind: str
+    key: bool = False
+    content: bool = False
+    superlative: bool = False
+    # Made from its neighbours ("october_3"); not a word of the sentence itself.
+    derived: bool = False
+    # A capitalised first word the article never uses: taken for a name only if the rest
+    # of the sentence is a claim ("Ethiopia supplies 40%"), not in "Cheers!".
+    guessed: bool = False
+
+    @property
+    def informative(self) -> bool:
+        return self.kind != WORD or self.norm not in WEAK_WORDS
+
+
+def tokenize(text: str, *, source_vocabulary: frozenset[str] = frozenset(), is_claim: bool = False) -> list[Token]:
+    """Normalised tokens of one sentence: numbers, dates, names and stemmed words."""
+    raw_tokens = TOKEN.findall(_normalise(text))
+    tokens: list[Token] = []
+    sentence_start = True
+    for index, raw in enumerate(raw_tokens):
+        if raw in BREAK_CHARS:
+            if raw == "." and index and raw_tokens[index - 1].lower() in ABBREVIATIONS:
+                continue  # "Oct." or "Dr.": the full stop belongs to the word
+            tokens.append(Token(norm=raw, raw=raw, kind=BREAK))
+            sentence_start = raw in '.!?:;"('
+            continue
+        next_digit = index + 1 < len(raw_tokens) and raw_tokens[index + 1][0].isdigit()
+        in_vocabulary = _bare(raw) in source_vocabulary
+        tokens.extend(_classify(raw, next_digit, sentence_start, in_vocabulary, is_claim))
+        sentence_start = False
+    return _with_dates(tokens)
+
+
+@functools.lru_cache(maxsize=65536)
+def _bare(raw: str) -> str:
+    """The word in lower case without a possessive or contraction ending ("Trek's" -> "trek")."""
+    return ENDING.sub("", raw.lower())
+
+
+# A worker reads the same words in article after article: classifying a word is a pure
+# function of the word and a few facts about its place, so it is done once per process.
+@functools.lru_cache(maxsize=131072)
+def _classify(
+    raw: str, next_digit: bool, sentence_start: bool, in_vocabulary: bool, is_claim: bool
+) -> tuple[Token, ...]:
+    if raw[0].isdigit():
+        if MODEL_TOKEN.fullmatch(raw):
+            return (Token(norm=raw.lower(), raw=raw, kind=MODEL, key=True, content=True),)
+        return (Token(norm=_number(raw), raw=raw, kind=NUMBER, key=True, content=True),)
+    if raw.startswith("score") and raw[5:6].isdigit():
+        shown = raw[5:].replace("x", "-")
+        return (Token(norm=raw, raw=shown, kind=NUMBER, key=True, content=True, derived=True),)
+    if not raw.isalpha() and any(ch.isdigit() for ch in raw):
+        return (Token(norm=raw.lower(), raw=raw, kind=MODEL, key=True, content=True),)
+    lowered = raw.lower()
+    if lowered.endswith("n't"):
+        verb = CONTRACTIONS.get(lowered, lowered[:-3])
+        return (
+            Token(norm=verb, raw=raw, kind=WORD),
+            Token(norm="not", raw=raw, kind=NEGATION),
+        )
+    lowered = _bare(raw)
+    if lowered in NEGATIONS or lowered in IMPLICIT_NEGATIONS:
+        return (Token(norm=lowered, raw=raw, kind=NEGATION),)
+    month = _month(raw, lowered, next_digit, sentence_start)
+    if month:
+        return (Token(norm=month, raw=raw, kind=DATE, key=True, content=True),)
+    if lowered in DAY_WORDS:
+        return (Token(norm=lowered, raw=raw, kind=DATE, key=True, content=True),)
+    if lowered in VAGUE_DAYS:
+        # "today" in a post means the day it is read, so it cannot be held to the article's dates.
+        return (Token(norm=lowered, raw=raw, kind=WORD, content=True),)
+    number = WORD_NUMBERS.get(lowered)
+    if number is not None:
+        return (Token(norm=number, raw=raw, kind=NUMBER, key=True, content=True),)
+    if lowered in PROPORTIONS:
+        return (Token(norm=stem(lowered), raw=raw, kind=NUMBER, key=True, content=True, guessed=is_claim),)
+    norm = stem(lowered)
+    if lowered in STOPWORDS or len(lowered) < 2:
+        return (Token(norm=lowered, raw=raw, kind=WORD),)
+    superlative = (_is_superlative(lowered) and not raw[0].isupper()) or lowered in SUPERLATIVES
+    if _is_proper(raw, lowered, sentence_start, in_vocabulary):
+        guessed = is_claim and sentence_start and not in_vocabulary
+        return (Token(norm=norm, raw=raw, kind=PROPER, key=is_claim, content=True, guessed=guessed),)
+    content = lowered not in FILLER and norm not in FILLER_STEMS
+    return (Token(norm=norm, raw=raw, kind=WORD, content=content, superlative=superlative),)
+
+
+def _is_proper(raw: str, lowered: str, sentence_start: bool, in_vocabulary: bool) -> bool:
+    if raw.islower():
+        return False
+    if raw.isupper() and len(raw) > 1 and (in_vocabulary or lowered in FILLER):
+        return False  # shouting an ordinary word ("HUGE", "NEW") does not make it a name
+    if sentence_start and not any(ch.isupper() for ch in raw[1:]):
+        # A capital at the start of a sentence is grammar, unless the article never uses
+        # the word in lower case (then it may be a name the article would have to contain).
+        return not (
+            in_vocabulary
+            or lowered in COMMON_STARTS
+            or lowered in FILLER
+            or lowered in CTA_WORDS
+            or lowered in FIRST_PERSON
+        )
+    return True
+
+
+def _month(raw: str, lowered: str, next_digit: bool, sentence_start: bool) -> str:
+    bare = lowered.rstrip(".")
+    if bare == "may":
+        # "may" is a month only when written as one: capitalised inside a sentence, or
+        # next to a number ("May 3 was ...").
+        return "may" if raw[0] == "M" and (not sentence_start or next_digit) else ""
+    if bare == "march" or bare == "mar":
+        return "march" if raw[0] == "M" else ""
+    return MONTHS.get(bare, "")
+
+
+def _with_dates(tokens: list[Token]) -> list[Token]:
+    """Add a day-and-month token ("october_3") so that a shifted day cannot hide in another number."""
+    extra: list[Token] = []
+    for index, token in enumerate(tokens):
+        if token.kind == DATE and token.norm in MONTH_NAMES:
+            for neighbour in (tokens[index + 1 : index + 2], tokens[max(0, index - 2) : index]):
+                for other in neighbour:
+                    if other.kind == NUMBER and other.norm.isdigit() and 1 <= int(other.norm) <= 31:
+                        extra.append(
+                            Token(
+                                norm=f"{token.norm}_{other.norm}",
+                                raw=f"{token.raw} {other.raw}",
+                                kind=DATE,
+                                key=True,
+                                derived=True,
+                            )
+                        )
+        if token.norm in RELATIVE and index + 1 < len(tokens) and tokens[index + 1].raw.lower() in PERIODS:
+            period = tokens[index + 1]
+            # "this weekend" in a post means the reader's weekend, like "today".
+            extra.append(
+                Token(
+                    norm=f"{token.norm}_{period.raw.lower()}",
+                    raw=f"{token.raw} {period.raw}",
+                    kind=DATE,
+                    key=token.norm != "this",
+                    derived=True,
+                )
+            )
+    return tokens + extra
+
+
+def _normalise(text: str) -> str:
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(PUNCTUATION_MAP)
+    if "-" in text:
+        text = SPACED_DASH.sub(" , ", text)  # a spaced dash separates clauses like a comma
+    if "ather" in text or "nstead" in text:
+        # "rather than X" and "instead of X" deny X as surely as "not X" does.
+        text = DENIAL.sub(" not ", text)
+    if not DIGIT.search(text):
+        return text  # everything below is about numbers
+    # A score or a vote ("2-1", "7-2") is one fact: its order matters.
+    text = re.sub(r"\b(\d{1,3})-(\d{1,3})\b", r"\1 \2 score\1x\2", text)
+    text = TIME.sub(_time_replacement, text)
+    text = MONEY.sub(_money_replacement, text)
+    text = MAGNITUDE.sub(lambda match: " " + _scaled(match.group(1), match.group(2)) + " ", text)
+    text = re.sub(r"(\d)\s*%", r"\1 percent", text)
+    text = re.sub(r"\bper\s*cent\b", "percent", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(\d+)(st|nd|rd|th)\b", r"\1", text)
+    text = re.sub(r"\b\d{1,3}(?:,\d{3})+\b", lambda match: match.group(0).replace(",", ""), text)
+    return text
+
+
+def _time_replacement(match: re.Match[str]) -> str:
+    hour = int(match.group(1)) % 12
+    minute = match.group(2) or "00"
+    if match.group(3).lower().startswith("p"):
+        hour += 12
+    return f" {hour}:{minute} "
+
+
+def _money_replacement(match: re.Match[str]) -> str:
+    return " " + _scaled(match.group(2), match.group(3) or "") + " "
+
+
+def _scaled(number: str, suffix: str) -> str:
+    multiplier = MAGNITUDES.get(suffix.lower(), 1)
+    try:
+        value = Decimal(number.replace(",", "")) * multiplier
+    except InvalidOperation:
+        return number
+    return _decimal_text(value)
+
+
+def _number(raw: str) -> str:
+    if ":" in raw:
+        return raw
+    try:
+        return _decimal_text(Decimal(raw.replace(",", "")))
+    except InvalidOperation:
+        return raw
+
+
+def _decimal_text(value: Decimal) -> str:
+    text = format(value.normalize(), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _is_superlative(word: str) -> bool:
+    return len(word) > 4 and word.endswith("est") and word not in NOT_SUPERLATIVE

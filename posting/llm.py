@@ -1,0 +1,299 @@
+"""The one way Landed talks to a language model: the official ``openai`` client, recorded.
+
+Every call, whatever its outcome, leaves an ``LLMUsage`` row: tokens, cost, the key's
+fingerprint, the organisation the endpoint says the key belongs to, and how many 429s it
+met. Lesson 6 (DESIGN.md): the operator must be able to see which key production holds
+and whether it is being throttled, without anyone ever seeing the key itself.
+
+Retries with backoff on 429/5xx are the client's own (``max_retries``); it honours
+``retry-after`` up to two minutes. What comes back must be JSON matching the caller's
+schema; anything else is an ``LLMBadOutput`` so callers can fall back instead of guessing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import httpx2
+import openai
+from django.conf import settings
+from django.db.models import Count, Sum
+
+from posting.models import Account, LLMUsage
+
+logger = logging.getLogger(__name__)
+
+# USD per million tokens (input, output), matched by the longest prefix of the model name
+# the endpoint reports. https://openai.com/api/pricing/ ; an unknown model costs "unknown"
+# (NULL), never zero.
+PRICES_PER_MTOK: dict[str, tuple[Decimal, Decimal]] = {
+    "gpt-4o-mini": (Decimal("0.15"), Decimal("0.60")),
+    "gpt-4o": (Decimal("2.50"), Decimal("10.00")),
+    "gpt-4.1-nano": (Decimal("0.10"), Decimal("0.40")),
+    "gpt-4.1-mini": (Decimal("0.40"), Decimal("1.60")),
+    "gpt-4.1": (Decimal("2.00"), Decimal("8.00")),
+}
+
+
+class LLMError(Exception):
+    """A model call that produced nothing usable. ``status`` is an ``LLMUsage.Status``."""
+
+    def __init__(self, message: str, *, status: str, usage: LLMUsage | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.usage = usage
+
+
+class LLMNotConfigured(LLMError):
+    """No API key: callers use their non-LLM path."""
+
+
+class LLMUnavailable(LLMError):
+    """Throttled, 5xx, timeout or connection failure after the client's retries."""
+
+
+class LLMBadOutput(LLMError):
+    """The endpoint answered, but with a refusal or output that is not the JSON asked for."""
+
+
+@dataclass(frozen=True)
+class LLMResult:
+    data: dict[str, Any]
+    usage: LLMUsage
+
+
+def llm_configured() -> bool:
+    return bool(settings.OPENAI_API_KEY)
+
+
+def key_fingerprint(key: str) -> str:
+    """A short, stable identity for a key that reveals nothing usable about it."""
+    if not key:
+        return ""
+    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def llm_complete_json(
+    *,
+    account: Account | None,
+    purpose: str,
+    system: str,
+    user: str,
+    schema_name: str,
+    schema: dict[str, Any],
+    max_tokens: int = 800,
+) -> LLMResult:
+    """Ask the configured model for one JSON object matching ``schema`` (structured output).
+
+    Raises ``LLMNotConfigured``, ``LLMUnavailable`` or ``LLMBadOutput``; in every case but
+    the first an ``LLMUsage`` row records what happened.
+    """
+    if not llm_configured():
+        raise LLMNotConfigured("No OPENAI_API_KEY is configured.", status=LLMUsage.Status.API_ERROR)
+    record = _CallRecord(account=account, purpose=purpose, model=settings.OPENAI_MODEL)
+    with _client(record) as client:
+        try:
+            raw = client.chat.completions.with_raw_response.create(
+                model=settings.OPENAI_MODEL,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": schema_name, "schema": schema, "strict": True},
+                },
+                max_tokens=max_tokens,
+                temperature=0.4,
+            )
+        except openai.APITimeoutError:
+            raise record.fail(LLMUnavailable, LLMUsage.Status.TIMEOUT, "The model did not answer in time.") from None
+        except openai.APIConnectionError:
+            raise record.fail(LLMUnavailable, LLMUsage.Status.CONNECTION, "Could not connect to the model.") from None
+        except openai.APIStatusError as exc:
+            record.note_headers(exc.response.headers)
+            raise record.fail(LLMUnavailable, *_status_failure(exc)) from None
+        record.note_headers(raw.headers)
+        try:
+            completion = raw.parse()
+            choice = completion.choices[0]
+        except (openai.APIError, ValueError, TypeError, IndexError, AttributeError):
+            raise record.fail(
+                LLMBadOutput, LLMUsage.Status.MALFORMED, "The response was not a chat completion."
+            ) from None
+    record.note_usage(completion)
+    if getattr(choice.message, "refusal", None):
+        raise record.fail(LLMBadOutput, LLMUsage.Status.REFUSAL, f"The model refused: {choice.message.refusal}"[:300])
+    data = _json_object(choice.message.content)
+    if data is None:
+        raise record.fail(LLMBadOutput, LLMUsage.Status.MALFORMED, "The model's output was not a JSON object.")
+    return LLMResult(data=data, usage=record.save(LLMUsage.Status.OK, ""))
+
+
+def _status_failure(exc: openai.APIStatusError) -> tuple[str, str]:
+    """The usage status and a message for an HTTP error that outlasted the client's retries.
+
+    Only the status code goes into the message: an error body may echo request details.
+    """
+    if isinstance(exc, openai.RateLimitError):
+        return LLMUsage.Status.RATE_LIMITED, "Rate limited (429) after retries."
+    if isinstance(exc, openai.InternalServerError):
+        return LLMUsage.Status.SERVER_ERROR, f"Server error {exc.status_code} after retries."
+    return LLMUsage.Status.API_ERROR, f"API error {exc.status_code}."
+
+
+def usage_mark_malformed(*, usage: LLMUsage, detail: str) -> None:
+    """A well-formed JSON answer the caller still could not use counts as malformed output."""
+    usage.status = LLMUsage.Status.MALFORMED
+    usage.detail = detail[:500]
+    usage.save(update_fields=["status", "detail"])
+
+
+def _json_object(content: str | None) -> dict[str, Any] | None:
+    if not content:
+        return None
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _client(record: _CallRecord) -> openai.OpenAI:
+    def count_responses(response: httpx2.Response) -> None:
+        record.responses += 1
+        if response.status_code == 429:
+            record.throttled_responses += 1
+
+    return openai.OpenAI(
+        base_url=settings.OPENAI_BASE_URL or None,
+        api_key=settings.OPENAI_API_KEY,
+        timeout=settings.OPENAI_TIMEOUT_S,
+        max_retries=settings.OPENAI_MAX_RETRIES,
+        # The client retries 429s internally; this hook lets us count every one of them.
+        http_client=openai.DefaultHttpxClient(event_hooks={"response": [count_responses]}),
+    )
+
+
+class _CallRecord:
+    """Accumulates what one call learned, then writes exactly one LLMUsage row."""
+
+    def __init__(self, *, account: Account | None, purpose: str, model: str) -> None:
+        self.account = account
+        self.purpose = purpose
+        self.model = model
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.throttled_responses = 0
+        self.responses = 0
+        self.organization = ""
+
+    def note_headers(self, headers: Mapping[str, str]) -> None:
+        self.organization = headers.get("openai-organization", "")[:200] or self.organization
+
+    def note_usage(self, completion: Any) -> None:
+        self.model = (getattr(completion, "model", None) or self.model)[:100]
+        usage = getattr(completion, "usage", None)
+        if usage is not None:
+            self.prompt_tokens = int(usage.prompt_tokens or 0)
+            self.completion_tokens = int(usage.completion_tokens or 0)
+
+    def cost(self) -> Decimal | None:
+        matches = [prefix for prefix in PRICES_PER_MTOK if self.model.startswith(prefix)]
+        if not matches:
+            return None
+        price_in, price_out = PRICES_PER_MTOK[max(matches, key=len)]
+        return (price_in * self.prompt_tokens + price_out * self.completion_tokens) / Decimal(1_000_000)
+
+    def save(self, status: str, detail: str) -> LLMUsage:
+        return LLMUsage.objects.create(
+            account=self.account,
+            model=self.model,
+            purpose=self.purpose,
+            status=status,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cost_usd=self.cost(),
+            key_fingerprint=key_fingerprint(settings.OPENAI_API_KEY),
+            organization=self.organization,
+            throttled_responses=min(self.throttled_responses, 32767),
+            retries=min(max(self.responses - 1, 0), 32767),
+            detail=detail[:500],
+        )
+
+    def fail(self, error_type: type[LLMError], status: str, message: str) -> LLMError:
+        usage = self.save(status, message)
+        logger.warning("llm %s for account %s: %s", self.purpose, getattr(self.account, "pk", None), message)
+        return error_type(message, status=status, usage=usage)
+
+
+JUDGE_SYSTEM = """You check one factual claim from a social media post against sentences from a news article.
+The claim is supported only if the sentences state it: same numbers, dates, names, roles (who did what to whom)
+and polarity. Paraphrase is fine; anything added, changed, negated or generalised is not supported.
+Answer with JSON only."""
+JUDGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"supported": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["supported", "reason"],
+    "additionalProperties": False,
+}
+
+
+def llm_claim_judge(*, account: Account | None) -> Callable[[str, list[str]], tuple[bool, str]] | None:
+    """The factual gate's optional judge (``posting.gate.core.Judge``), or None without a key.
+
+    The judge raises ``LLMError`` when the model gives no usable answer, so the gate falls
+    back on its own checks instead of treating silence as a verdict.
+    """
+    if not llm_configured():
+        return None
+
+    def judge(claim: str, evidence: list[str]) -> tuple[bool, str]:
+        numbered = "\n".join(f"[{n}] {sentence}" for n, sentence in enumerate(evidence, start=1))
+        result = llm_complete_json(
+            account=account,
+            purpose="gate_judge",
+            system=JUDGE_SYSTEM,
+            user=f"CLAIM: {claim}\n\nARTICLE SENTENCES:\n{numbered}",
+            schema_name="claim_verdict",
+            schema=JUDGE_SCHEMA,
+            max_tokens=200,
+        )
+        supported, reason = result.data.get("supported"), result.data.get("reason")
+        if not isinstance(supported, bool):
+            usage_mark_malformed(usage=result.usage, detail="The judge gave no verdict.")
+            raise LLMBadOutput("The judge gave no verdict.", status=LLMUsage.Status.MALFORMED, usage=result.usage)
+        return supported, reason[:300] if isinstance(reason, str) else ""
+
+    return judge
+
+
+def llm_usage_summary(*, since: datetime) -> dict[str, Any]:
+    """For the operator dashboard: the key in use and what the model cost and did since ``since``."""
+    rows = LLMUsage.objects.filter(created_at__gte=since)
+    per_model = list(
+        rows.values("model")
+        .annotate(
+            calls=Count("id"),
+            prompt_tokens=Sum("prompt_tokens"),
+            completion_tokens=Sum("completion_tokens"),
+            cost_usd=Sum("cost_usd"),
+        )
+        .order_by("model")
+    )
+    statuses = dict(rows.values_list("status").annotate(n=Count("id")).order_by())
+    latest = LLMUsage.objects.exclude(organization="").order_by("-created_at").first()
+    return {
+        "configured": llm_configured(),
+        "model": settings.OPENAI_MODEL,
+        "key_fingerprint": key_fingerprint(settings.OPENAI_API_KEY),
+        "organization": latest.organization if latest else "",
+        "calls": sum(m["calls"] for m in per_model),
+        "throttled_responses": rows.aggregate(n=Sum("throttled_responses"))["n"] or 0,
+        "statuses": statuses,
+        "per_model": per_model,
+    }

@@ -1,0 +1,74 @@
+"""``manage.py gate_eval``: the factual gate's scores on the labelled set, next to two baselines.
+
+Exits non-zero when the gate is below the targets of issue 4, so CI can run it as a check.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from posting.gate.evaluation import (
+    GATES,
+    SPLITS,
+    TARGETS,
+    labelled_set_load,
+    report_lines,
+    score_articles,
+    target_failures,
+)
+
+
+class Command(BaseCommand):
+    help = "Score the factual gate on the labelled set (tests/data/gate) against always-pass and headline-only."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--split", choices=[*SPLITS, "all"], default="all", help="which part of the set")
+        parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+        parser.add_argument("--misses", action="store_true", help="list the claims the gate got wrong")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        split = options["split"]
+        splits = [*SPLITS, "all"] if split == "all" else [split]
+        results: dict[str, dict[str, Any]] = {}
+        failures: list[str] = []
+        for name in splits:
+            articles = labelled_set_load(split=name)
+            scores = {gate_name: score_articles(articles, gate) for gate_name, gate in GATES.items()}
+            results[name] = {"articles": len(articles), "scores": scores}
+            if name == split:
+                failures = target_failures(scores["gate"])
+
+        if options["json"]:
+            payload = {
+                "splits": {
+                    name: {
+                        "articles": result["articles"],
+                        **{gate: score.as_dict() for gate, score in result["scores"].items()},
+                        **({"misses": result["scores"]["gate"].misses} if options["misses"] else {}),
+                    }
+                    for name, result in results.items()
+                },
+                "targets": TARGETS,
+                "target_split": split,
+                "failures": failures,
+                "ok": not failures,
+            }
+            self.stdout.write(json.dumps(payload, indent=2))
+        else:
+            for name, result in results.items():
+                self.stdout.write(f"\n== {name} ({result['articles']} articles)")
+                for line in report_lines(result["scores"]):
+                    self.stdout.write(line)
+                if options["misses"]:
+                    for miss in result["scores"]["gate"].misses:
+                        self.stdout.write(f"  miss [{miss['label']}] {miss['article']}: {miss['claim']}")
+            self.stdout.write("")
+            if failures:
+                self.stdout.write(f"BELOW TARGET on {split}: " + "; ".join(failures))
+            else:
+                self.stdout.write(f"All targets met on {split}.")
+        if failures:
+            raise CommandError("the factual gate is below its targets", returncode=1)

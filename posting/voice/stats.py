@@ -1,0 +1,249 @@
+"""How a business writes, measured from its past posts. Pure functions: no Django.
+
+``voice_stats`` turns a list of post texts into the numbers the composer shapes drafts
+with; ``voice_describe`` turns those numbers into sentences a customer can read.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from typing import Any
+
+EMOJI_RE = re.compile(
+    "[\U0001f1e6-\U0001f1ff\U0001f300-\U0001faff\u2600-\u27bf\u2b50\u2b55\u2934\u2935\u3030\u303d]"
+    "[\ufe0f\U0001f3fb-\U0001f3ff]?"
+)
+HASHTAG_RE = re.compile(r"(?<![\w#])#(\w{1,100})")
+MENTION_RE = re.compile(r"(?<![\w@])@(\w[\w.]{0,99})")
+URL_RE = re.compile(r"https?://\S+")
+WORD_RE = re.compile(r"[A-Za-z']+")
+
+PERSON_WORDS = {
+    "we": {"we", "we're", "we've", "we'll", "we'd", "our", "ours", "us"},
+    "I": {"i", "i'm", "i've", "i'll", "i'd", "my", "mine", "me"},
+    "you": {"you", "you're", "you've", "you'll", "your", "yours"},
+}
+# A sign-off or phrase must recur in at least this many posts (and this share of them).
+MIN_RECURRENCE = 2
+MIN_RECURRENCE_SHARE = 0.2
+EXEMPLAR_COUNT = 3
+
+
+def voice_stats(texts: list[str]) -> dict[str, Any]:
+    """Statistics of one platform's past posts; empty posts are ignored."""
+    posts = [t.strip() for t in texts if t and t.strip()]
+    n = len(posts)
+    if not n:
+        return {"post_count": 0}
+    lengths = sorted(len(p) for p in posts)
+    emoji_per_post = [EMOJI_RE.findall(p) for p in posts]
+    hashtags_per_post = [HASHTAG_RE.findall(p) for p in posts]
+    sign_offs = _sign_offs(posts)
+    return {
+        "post_count": n,
+        "length": {
+            "median": int(statistics.median(lengths)),
+            "p25": _quantile(lengths, 0.25),
+            "p75": _quantile(lengths, 0.75),
+            "min": lengths[0],
+            "max": lengths[-1],
+        },
+        "emoji": {
+            "rate": round(sum(1 for e in emoji_per_post if e) / n, 3),
+            "per_post": round(sum(len(e) for e in emoji_per_post) / n, 2),
+            "placement": _placement(posts, EMOJI_RE),
+            "top": [e for e, _ in Counter(e for es in emoji_per_post for e in es).most_common(5)],
+        },
+        "hashtags": {
+            "rate": round(sum(1 for h in hashtags_per_post if h) / n, 3),
+            "per_post": round(sum(len(h) for h in hashtags_per_post) / n, 2),
+            "typical": int(statistics.median(len(h) for h in hashtags_per_post)),
+            "placement": _placement(posts, HASHTAG_RE),
+            "top": ["#" + h for h, _ in Counter(h.lower() for hs in hashtags_per_post for h in hs).most_common(10)],
+        },
+        "mentions_per_post": round(sum(len(MENTION_RE.findall(p)) for p in posts) / n, 2),
+        "links_rate": round(sum(1 for p in posts if URL_RE.search(p)) / n, 3),
+        "punctuation": {
+            "exclamation_rate": round(sum(1 for p in posts if "!" in p) / n, 3),
+            "question_rate": round(sum(1 for p in posts if "?" in _strip_tokens(p)) / n, 3),
+            "ellipsis_rate": round(sum(1 for p in posts if "..." in p or "\u2026" in p) / n, 3),
+            "line_break_rate": round(sum(1 for p in posts if "\n" in p) / n, 3),
+        },
+        "person": _person(posts),
+        "you_rate": _addresses_reader_rate(posts),
+        "phrases": _recurring_phrases(posts, sign_offs=sign_offs),
+        "sign_offs": sign_offs,
+    }
+
+
+def voice_exemplars(texts: list[str], *, count: int = EXEMPLAR_COUNT) -> list[str]:
+    """A few posts that look most typical: closest to the median length, distinct."""
+    posts = list(dict.fromkeys(t.strip() for t in texts if t and t.strip()))
+    if not posts:
+        return []
+    median = statistics.median(len(p) for p in posts)
+    return sorted(posts, key=lambda p: (abs(len(p) - median), p))[:count]
+
+
+def voice_describe(stats: dict[str, Any], *, platform_label: str) -> list[str]:
+    """The profile in plain words, one sentence per habit, for the customer's voice page."""
+    n = stats.get("post_count", 0)
+    if not n:
+        return [f"We have not seen any of your {platform_label} posts yet."]
+    stats = _with_defaults(stats)
+    lines = [f"Learned from {n} of your {platform_label} posts."]
+    length = stats["length"]
+    if length["median"]:
+        size = "short" if length["median"] < 160 else "medium-length" if length["median"] < 500 else "long"
+        lines.append(
+            f"Your posts are {size}: about {length['median']} characters, most between {length['p25']} and "
+            f"{length['p75']}."
+        )
+    emoji = stats["emoji"]
+    if emoji["rate"] >= 0.1:
+        where = {"start": " at the start", "end": " at the end", "inline": " within the text"}.get(
+            emoji["placement"], ""
+        )
+        examples = f", e.g. {' '.join(emoji['top'][:3])}" if emoji["top"] else ""
+        lines.append(f"You use emoji in {_share(emoji['rate'])} posts{where}{examples}.")
+    else:
+        lines.append("You rarely use emoji.")
+    tags = stats["hashtags"]
+    if tags["rate"] >= 0.1:
+        where = " at the end" if tags["placement"] == "end" else ""
+        examples = f", such as {' '.join(tags['top'][:3])}" if tags["top"] else ""
+        typical = max(tags["typical"], 1)
+        lines.append(f"You usually add {typical} hashtag{'s' if typical > 1 else ''}{where}{examples}.")
+    else:
+        lines.append("You rarely use hashtags.")
+    person = stats["person"]
+    if person:
+        lines.append(f"You mostly write as \u201c{person}\u201d.")
+    if stats.get("you_rate", 0) >= 0.3:
+        lines.append(f"You speak to your readers as \u201cyou\u201d in {_share(stats['you_rate'])} posts.")
+    punctuation = stats["punctuation"]
+    if punctuation["exclamation_rate"] >= 0.3:
+        lines.append(f"You like exclamation marks ({_share(punctuation['exclamation_rate'])} posts).")
+    if punctuation["question_rate"] >= 0.3:
+        lines.append(f"You often ask your readers a question ({_share(punctuation['question_rate'])} posts).")
+    if stats["sign_offs"]:
+        lines.append(f"You often sign off with \u201c{stats['sign_offs'][0]}\u201d.")
+    if stats["phrases"]:
+        quoted = ", ".join(f"\u201c{p}\u201d" for p in stats["phrases"][:3])
+        lines.append(f"Phrases you come back to: {quoted}.")
+    return lines
+
+
+def _with_defaults(stats: dict[str, Any]) -> dict[str, Any]:
+    """Fill in what a partial profile (learned by an older version, say) does not have."""
+    defaults: dict[str, Any] = {
+        "length": {"median": 0, "p25": 0, "p75": 0},
+        "emoji": {"rate": 0, "placement": "", "top": []},
+        "hashtags": {"rate": 0, "placement": "", "top": [], "typical": 0},
+        "punctuation": {"exclamation_rate": 0, "question_rate": 0},
+        "person": "",
+        "you_rate": 0,
+        "sign_offs": [],
+        "phrases": [],
+    }
+    merged = {**defaults, **stats}
+    for key, value in defaults.items():
+        if isinstance(value, dict):
+            merged[key] = {**value, **(stats.get(key) or {})}
+    return merged
+
+
+def _share(rate: float) -> str:
+    return f"{round(rate * 10)} of 10"
+
+
+def _quantile(sorted_values: list[int], q: float) -> int:
+    index = round(q * (len(sorted_values) - 1))
+    return sorted_values[index]
+
+
+def _placement(posts: list[str], pattern: re.Pattern[str]) -> str:
+    """Where a token habitually sits: "start", "end", "inline" or "" (never used)."""
+    places: Counter[str] = Counter()
+    for post in posts:
+        for match in pattern.finditer(post):
+            if not post[: match.start()].strip():
+                places["start"] += 1
+            elif not _strip_tokens(post[match.end() :]).strip(" \n.!"):
+                places["end"] += 1
+            else:
+                places["inline"] += 1
+    return places.most_common(1)[0][0] if places else ""
+
+
+def _strip_tokens(text: str) -> str:
+    """Text without hashtags, mentions, emoji and links: the words a reader reads."""
+    for pattern in (URL_RE, HASHTAG_RE, MENTION_RE, EMOJI_RE):
+        text = pattern.sub("", text)
+    return text
+
+
+def _person(posts: list[str]) -> str:
+    """How the business speaks of itself: "we", "I", or "" when it never does."""
+    counts: Counter[str] = Counter()
+    for post in posts:
+        for word in WORD_RE.findall(_strip_tokens(post).lower()):
+            for person in ("we", "I"):
+                if word in PERSON_WORDS[person]:
+                    counts[person] += 1
+    return counts.most_common(1)[0][0] if counts else ""
+
+
+def _addresses_reader_rate(posts: list[str]) -> float:
+    you = PERSON_WORDS["you"]
+    hits = sum(1 for p in posts if any(w in you for w in WORD_RE.findall(_strip_tokens(p).lower())))
+    return round(hits / len(posts), 3)
+
+
+def _recurs(count: int, n: int) -> bool:
+    return count >= MIN_RECURRENCE and count / n >= MIN_RECURRENCE_SHARE
+
+
+def _sign_offs(posts: list[str]) -> list[str]:
+    """Closing lines (or closing sentences) that recur across posts, verbatim."""
+    closings: Counter[str] = Counter()
+    for post in posts:
+        body = _strip_tokens(post).strip()
+        if not body:
+            continue
+        lines = [line.strip() for line in body.splitlines() if line.strip()]
+        last = lines[-1] if len(lines) > 1 else re.split(r"(?<=[.!?])\s+", body)[-1]
+        if 0 < len(last) <= 80 and last != body:
+            closings[last] += 1
+    return [text for text, count in closings.most_common(3) if _recurs(count, len(posts))]
+
+
+def _recurring_phrases(posts: list[str], *, sign_offs: list[str]) -> list[str]:
+    """Three- and four-word phrases used in several posts (each counted once per post).
+
+    Phrases inside a sign-off are the sign-off, reported once as such; of phrases that
+    overlap ("see you on the", "you on the road") only the most frequent is kept.
+    """
+    seen: Counter[str] = Counter()
+    for post in posts:
+        words = WORD_RE.findall(_strip_tokens(post).lower())
+        grams = {" ".join(words[i : i + k]) for k in (3, 4) for i in range(len(words) - k + 1)}
+        seen.update(grams)
+    closing = " ".join(" ".join(WORD_RE.findall(s.lower())) for s in sign_offs)
+    chosen: list[str] = []
+    for phrase, count in sorted(seen.items(), key=lambda item: (-item[1], -len(item[0]), item[0])):
+        if not _recurs(count, len(posts)) or phrase in closing:
+            continue
+        if any(_bigrams(phrase) & _bigrams(kept) for kept in chosen):
+            continue
+        chosen.append(phrase)
+        if len(chosen) == 5:
+            break
+    return chosen
+
+
+def _bigrams(phrase: str) -> set[str]:
+    words = phrase.split()
+    return {" ".join(words[i : i + 2]) for i in range(len(words) - 1)}

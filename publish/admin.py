@@ -1,0 +1,75 @@
+"""Operator views of channels and publications. The token ciphertext is never shown."""
+
+from django.contrib import admin
+
+from publish.models import Channel, Publication, PublishAttempt
+
+
+@admin.register(Channel)
+class ChannelAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "account", "platform", "status", "token_expires_at", "connected_at"]
+    list_filter = ["platform", "status"]
+    search_fields = ["name", "external_id", "account__name"]
+    # token_ciphertext is deliberately absent: excluded from the form and never displayed.
+    exclude = ["token_ciphertext"]
+    readonly_fields = ["account", "platform", "external_id", "token_expires_at", "token_checked_at", "connected_at"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        # Channels are bound by the connect flow, which is what stores an encrypted token.
+        return False
+
+
+class PublishAttemptInline(admin.TabularInline):
+    model = PublishAttempt
+    extra = 0
+    can_delete = False
+    fields = [
+        "started_at",
+        "request_kind",
+        "task_id",
+        "http_status",
+        "error_code",
+        "error_subcode",
+        "outcome",
+        "request_summary",
+        "response_summary",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Publication)
+class PublicationAdmin(admin.ModelAdmin):
+    list_display = ["pk", "account", "channel", "status", "scheduled_for", "landed_at", "failure_kind"]
+    list_filter = ["status", "channel__platform", "failure_kind"]
+    search_fields = ["message", "platform_post_id", "account__name"]
+    list_select_related = ["account", "channel"]
+    inlines = [PublishAttemptInline]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        # Publications are made by approving a draft (publish.services.publication_schedule).
+        return False
+
+    # Publications move only through services (conditional updates); the admin reads.
+    readonly_fields = [
+        "account",
+        "draft",
+        "channel",
+        "status",
+        "message",
+        "link_url",
+        "image_url",
+        "scheduled_for",
+        "container_id",
+        "platform_post_id",
+        "permalink",
+        "publishing_started_at",
+        "published_at",
+        "landed_at",
+        "last_read_at",
+        "read_count",
+        "failure_kind",
+        "failure_reason",
+    ]

@@ -1,0 +1,1 @@
+"""Connecting channels: OAuth claims, the Facebook Login flow, channel tokens."""

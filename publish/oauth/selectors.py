@@ -1,0 +1,36 @@
+"""Reads for the channels page and the page picker."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
+
+from posting.models import Account
+from posting.selectors import membership_role
+from publish.models import Channel, ConnectGrant
+from publish.oauth.services import CONNECTING_ROLES, session_binding
+
+
+def channels_for_account(*, account: Account) -> QuerySet[Channel]:
+    return Channel.objects.filter(account=account).order_by("platform", "name")
+
+
+def member_can_connect(*, user: AbstractBaseUser, account: Account) -> bool:
+    """Owners and editors connect channels; viewers only look."""
+    return membership_role(user=user, account=account) in CONNECTING_ROLES
+
+
+def connect_grant_for_session(*, grant_id: int, user: AbstractBaseUser, session_key: str) -> ConnectGrant | None:
+    """The open page choice this user started in this browser session, or None."""
+    grant = (
+        ConnectGrant.objects.select_related("claim__account")
+        .filter(pk=grant_id, claim__user_id=user.pk, expires_at__gt=timezone.now())
+        .first()
+    )
+    if grant is None or not session_key:
+        return None
+    if not constant_time_compare(grant.claim.session_binding, session_binding(session_key)):
+        return None
+    return grant

@@ -1,0 +1,415 @@
+"""Publishing: an approved draft becomes a Publication on a channel and is published exactly once.
+
+The rules (DESIGN.md lesson 2, reference sections 5 and 6):
+- A worker claims a publication with a conditional update SCHEDULED → PUBLISHING; losing
+  that race is normal and means another worker has it.
+- Every request is recorded as a PublishAttempt *before* it is sent (the fence) and
+  completed with what came back; the token is never recorded.
+- A container id or platform post id is saved the moment the platform returns it.
+- A write whose outcome is unknown is never retried here: the publication becomes UNKNOWN
+  and ``reconcile`` decides, by reading the platform, whether it landed or may be retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from posting.models import Draft
+from publish import selectors
+from publish.crypto import TokenDecryptError, token_decrypt, token_encrypt
+from publish.errors import (
+    ContainerUnusable,
+    DraftNotApproved,
+    NeedsReconnect,
+    NoConnectedChannel,
+    PermanentPlatformError,
+    PlatformError,
+    Throttled,
+    TransientError,
+    UnknownOutcome,
+)
+from publish.graph import GraphClient
+from publish.models import Channel, Publication, PublishAttempt
+from publish.providers import provider_for
+from publish.providers.base import OutgoingPost, Provider
+
+logger = logging.getLogger(__name__)
+
+Status = Publication.Status
+
+# A PUBLISHING row older than the longest a task may run was abandoned by a dead worker
+# (SIGKILL, OOM, deploy). Its write may have gone out, so it becomes UNKNOWN, not SCHEDULED.
+STALE_PUBLISHING_S = settings.CELERY_TASK_TIME_LIMIT + 60
+# How soon to look at an Instagram container that was still processing.
+CONTAINER_RECHECK_S = 20
+TRANSIENT_RETRY_S = 60
+INTERNAL_RETRY_S = 5 * 60
+MAX_CONTAINERS = 3
+# Instagram 24/2207008 "builder not found": transient at first, then the container is gone.
+BUILDER_MISSING_SUBCODE = 2207008
+BUILDER_MISSING_RETRIES = 2
+# A safety valve, not a policy: a publication that has needed this many requests is stuck,
+# and an operator should look rather than the platform being asked forever.
+MAX_REQUESTS_PER_PUBLICATION = 40
+SWEEP_BATCH = 500
+USAGE_PAUSE_PCT = 90.0
+USAGE_PAUSE_S = 15 * 60
+
+
+def publication_schedule(*, draft: Draft) -> Publication:
+    """Freeze an approved draft onto the account's connected channel for its platform.
+
+    Idempotent per (draft, channel): scheduling twice returns the same publication.
+    """
+    if draft.status != Draft.Status.APPROVED:
+        raise DraftNotApproved(f"draft {draft.pk} is {draft.status}, not approved")
+    channel = selectors.channel_connected_for(account_id=draft.account_id, platform=draft.platform)
+    if channel is None:
+        raise NoConnectedChannel(f"no connected {draft.get_platform_display()} channel for this account")
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            publication, _ = Publication.objects.get_or_create(
+                draft=draft,
+                channel=channel,
+                defaults={
+                    "account_id": draft.account_id,
+                    "message": draft.text,
+                    "link_url": draft.link_url,
+                    "image_url": draft.image_url,
+                    "scheduled_for": now,
+                },
+            )
+    except IntegrityError:
+        # A concurrent schedule of the same draft won the unique constraint.
+        return Publication.objects.get(draft=draft, channel=channel)
+    # Enqueuing is the caller's move (posting.services.draft_approve does it on commit);
+    # the publish sweep finds it anyway if that message is lost.
+    return publication
+
+
+def publication_publish(*, publication_id: int, task_id: str = "") -> Publication:
+    """Publish one due publication, or return untouched if it is not ours to publish."""
+    now = timezone.now()
+    publication = Publication.objects.select_related("channel").get(pk=publication_id)
+    if publication.channel.status != Channel.Status.CONNECTED:
+        # Waiting for the customer to reconnect; the due sweep picks it up afterwards.
+        return publication
+    claimed = Publication.objects.filter(pk=publication_id, status=Status.SCHEDULED, scheduled_for__lte=now).update(
+        status=Status.PUBLISHING, publishing_started_at=now, updated_at=now
+    )
+    if claimed != 1:
+        # Another worker got there first, or it is not due (throttled, already done).
+        publication.refresh_from_db()
+        return publication
+    publication.refresh_from_db()
+    if PublishAttempt.objects.filter(publication=publication).count() >= MAX_REQUESTS_PER_PUBLICATION:
+        return _transition(
+            publication,
+            status=Status.FAILED,
+            failure_kind="gave_up",
+            failure_reason=f"stopped after {MAX_REQUESTS_PER_PUBLICATION} requests to the platform",
+        )
+    journal = AttemptJournal(publication=publication, task_id=task_id)
+    try:
+        provider = provider_build(channel=publication.channel, journal=journal)
+        step = provider.publish(
+            post=OutgoingPost(
+                message=publication.message, link_url=publication.link_url, image_url=publication.image_url
+            ),
+            container_id=publication.container_id,
+            on_container=lambda container_id: _container_saved(publication, container_id),
+        )
+    except TokenDecryptError:
+        _channel_needs_reconnect(publication.channel, "the stored token cannot be decrypted; reconnect the channel")
+        return _transition(
+            publication, status=Status.SCHEDULED, failure_kind="needs_reconnect", failure_reason="token unreadable"
+        )
+    except PlatformError as exc:
+        return _publish_failed(publication, exc)
+    except Exception:
+        # A bug or an infrastructure failure after the claim. If a write may have gone out,
+        # the only safe state is UNKNOWN (reconcile decides); if none was sent, try again
+        # later. Re-raised either way so that it is seen.
+        if journal.writes_sent:
+            _transition(publication, status=Status.UNKNOWN, failure_kind="internal", failure_reason="internal error")
+        else:
+            _transition(
+                publication,
+                status=Status.SCHEDULED,
+                scheduled_for=timezone.now() + timedelta(seconds=INTERNAL_RETRY_S),
+                failure_kind="internal",
+                failure_reason="internal error before anything was sent",
+            )
+        raise
+    if step.post_id:
+        publication = _transition(
+            publication,
+            status=Status.PUBLISHED,
+            platform_post_id=step.post_id,
+            published_at=timezone.now(),
+            failure_kind="",
+            failure_reason="",
+        )
+    else:
+        # An Instagram container still processing: do not hold a worker, poll it later.
+        publication = _transition(
+            publication,
+            status=Status.SCHEDULED,
+            scheduled_for=timezone.now() + timedelta(seconds=CONTAINER_RECHECK_S),
+            failure_kind="",
+            failure_reason="",
+        )
+    _usage_respect(publication.channel, journal)
+    return publication
+
+
+def publications_publish_due() -> dict[str, int]:
+    """The cron sweep: abandoned claims become UNKNOWN, due publications are enqueued."""
+    now = timezone.now()
+    stale = Publication.objects.filter(
+        status=Status.PUBLISHING, publishing_started_at__lt=now - timedelta(seconds=STALE_PUBLISHING_S)
+    ).update(
+        status=Status.UNKNOWN,
+        failure_kind="worker_lost",
+        failure_reason="the worker publishing this stopped before recording an outcome",
+        read_count=0,
+        last_read_at=None,
+        updated_at=now,
+    )
+    due_ids = list(selectors.publications_due(now=now, with_container=False).values_list("pk", flat=True)[:SWEEP_BATCH])
+    for publication_id in due_ids:
+        _publish_enqueue(publication_id)
+    return {"due": len(due_ids), "enqueued": len(due_ids), "stale_to_unknown": stale}
+
+
+def containers_poll() -> dict[str, int]:
+    """Look again at Instagram containers that were still processing, inline: one status
+    read each, and ``media_publish`` for the ones now FINISHED."""
+    counts = {"polled": 0, "published": 0, "waiting": 0, "failed": 0, "other": 0}
+    due_ids = list(
+        selectors.publications_due(now=timezone.now(), with_container=True).values_list("pk", flat=True)[:SWEEP_BATCH]
+    )
+    for publication_id in due_ids:
+        counts["polled"] += 1
+        try:
+            publication = publication_publish(publication_id=publication_id)
+        except Exception:
+            logger.exception("container poll failed for publication %s", publication_id)
+            counts["failed"] += 1
+            continue
+        if publication.status == Status.PUBLISHED:
+            counts["published"] += 1
+        elif publication.status == Status.SCHEDULED:
+            counts["waiting"] += 1
+        elif publication.status == Status.FAILED:
+            counts["failed"] += 1
+        else:
+            counts["other"] += 1
+    return counts
+
+
+def channel_token(channel: Channel) -> str:
+    """The channel's plaintext token, for the Authorization header and nothing else."""
+    return token_decrypt(channel.token_ciphertext)
+
+
+def channel_connect_sandbox(*, account: Any, platform: str, external_id: str, name: str, token: str) -> Channel:
+    """Bind a channel directly, for the demo seed and tests (the real path is OAuth)."""
+    channel, _ = Channel.objects.update_or_create(
+        account=account,
+        platform=platform,
+        external_id=external_id,
+        defaults={
+            "name": name,
+            "token_ciphertext": token_encrypt(token),
+            "status": Channel.Status.CONNECTED,
+            "status_reason": "",
+        },
+    )
+    return channel
+
+
+def provider_build(*, channel: Channel, journal: AttemptJournal | None = None) -> Provider:
+    """A provider for the channel; with a journal, every request is recorded as a PublishAttempt."""
+    client = GraphClient(token=channel_token(channel), observer=journal)
+    return provider_for(platform=channel.platform, client=client, external_id=channel.external_id)
+
+
+class AttemptJournal:
+    """Writes one PublishAttempt per request: created before sending (so a crash leaves a
+    trace of a write that may have gone out), completed with the answer."""
+
+    def __init__(self, *, publication: Publication, task_id: str = "") -> None:
+        self.publication = publication
+        self.task_id = task_id[:64]
+        # The highest rate-limit usage the platform reported during this publish.
+        self.peak_usage_pct = 0.0
+        self.regain_s = 0
+        self.writes_sent = 0
+
+    def request_started(self, *, kind: str, method: str, path: str, sent: dict[str, Any]) -> PublishAttempt:
+        if method != "GET":
+            self.writes_sent += 1
+        return PublishAttempt.objects.create(
+            publication=self.publication,
+            request_kind=kind[:32],
+            task_id=self.task_id,
+            outcome="sent",
+            request_summary={"method": method, "path": path, "params": sent},
+        )
+
+    def request_finished(
+        self,
+        handle: object,
+        *,
+        http_status: int | None,
+        received: dict[str, Any],
+        error: PlatformError | None,
+    ) -> None:
+        self.peak_usage_pct = max(self.peak_usage_pct, float(received.get("usage_pct") or 0))
+        self.regain_s = max(self.regain_s, int(received.get("regain_s") or 0))
+        if not isinstance(handle, PublishAttempt):
+            return
+        PublishAttempt.objects.filter(pk=handle.pk).update(
+            finished_at=timezone.now(),
+            http_status=http_status,
+            error_code=error.code if error is not None else None,
+            error_subcode=error.subcode if error is not None else None,
+            outcome=error.kind if error is not None else "ok",
+            response_summary=received,
+        )
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def _publish_failed(publication: Publication, exc: PlatformError) -> Publication:
+    reason = str(exc)[:1000]
+    now = timezone.now()
+    if isinstance(exc, UnknownOutcome):
+        return _transition(
+            publication,
+            status=Status.UNKNOWN,
+            failure_kind=exc.kind,
+            failure_reason=reason,
+            read_count=0,
+            last_read_at=None,
+        )
+    if isinstance(exc, NeedsReconnect):
+        _channel_needs_reconnect(publication.channel, f"the platform rejected the token: {reason}")
+        # Waits (not failed): publishing resumes once the customer reconnects.
+        return _transition(publication, status=Status.SCHEDULED, failure_kind=exc.kind, failure_reason=reason)
+    if isinstance(exc, Throttled):
+        # Jitter so that a batch of throttled publications does not return as one burst.
+        resume_at = now + timedelta(seconds=exc.retry_after_s + random.uniform(5, 30))
+        _channel_defer(publication.channel, until=resume_at)
+        return _transition(
+            publication, status=Status.SCHEDULED, scheduled_for=resume_at, failure_kind=exc.kind, failure_reason=reason
+        )
+    if isinstance(exc, ContainerUnusable):
+        created = PublishAttempt.objects.filter(
+            publication=publication, request_kind="ig_container_create", outcome="ok"
+        ).count()
+        if created >= MAX_CONTAINERS:
+            return _transition(
+                publication,
+                status=Status.FAILED,
+                failure_kind=exc.kind,
+                failure_reason=f"{reason}; gave up after {created} containers",
+            )
+        # Containers are invisible until published: a fresh one is safe.
+        return _transition(
+            publication,
+            status=Status.SCHEDULED,
+            container_id="",
+            scheduled_for=now,
+            failure_kind=exc.kind,
+            failure_reason=reason,
+        )
+    if isinstance(exc, TransientError) and exc.subcode == BUILDER_MISSING_SUBCODE and publication.container_id:
+        misses = PublishAttempt.objects.filter(
+            publication=publication, request_kind="ig_media_publish", error_subcode=BUILDER_MISSING_SUBCODE
+        ).count()
+        if misses >= BUILDER_MISSING_RETRIES:
+            # Retried within minutes and still missing: the reference says make a new container.
+            return _transition(
+                publication,
+                status=Status.SCHEDULED,
+                container_id="",
+                scheduled_for=now,
+                failure_kind=exc.kind,
+                failure_reason=f"{reason}; container replaced",
+            )
+    if isinstance(exc, TransientError):
+        return _transition(
+            publication,
+            status=Status.SCHEDULED,
+            scheduled_for=now + timedelta(seconds=TRANSIENT_RETRY_S * random.uniform(1, 2)),
+            failure_kind=exc.kind,
+            failure_reason=reason,
+        )
+    if isinstance(exc, PermanentPlatformError):
+        return _transition(publication, status=Status.FAILED, failure_kind=exc.kind, failure_reason=reason)
+    # Any other platform error on this path: not provably harmless, so reconcile first.
+    return _transition(
+        publication,
+        status=Status.UNKNOWN,
+        failure_kind=exc.kind,
+        failure_reason=reason,
+        read_count=0,
+        last_read_at=None,
+    )
+
+
+def _transition(publication: Publication, *, status: str, **fields: Any) -> Publication:
+    """Leave PUBLISHING for ``status``, only if we still hold the claim."""
+    fields["updated_at"] = timezone.now()
+    Publication.objects.filter(pk=publication.pk, status=Status.PUBLISHING).update(status=status, **fields)
+    publication.refresh_from_db()
+    return publication
+
+
+def _container_saved(publication: Publication, container_id: str) -> None:
+    # Saved before its status is read or media_publish is sent, so a crash cannot orphan it.
+    Publication.objects.filter(pk=publication.pk, status=Status.PUBLISHING).update(
+        container_id=container_id, updated_at=timezone.now()
+    )
+    publication.container_id = container_id
+
+
+def _usage_respect(channel: Channel, journal: AttemptJournal) -> None:
+    """Near the rate limit, pause the channel's other work before the platform throttles it
+    (reference section 4: pause a Page or IG user above about 90%)."""
+    if journal.peak_usage_pct < USAGE_PAUSE_PCT:
+        return
+    _channel_defer(channel, until=timezone.now() + timedelta(seconds=max(journal.regain_s, USAGE_PAUSE_S)))
+
+
+def _channel_defer(channel: Channel, *, until: Any) -> None:
+    # More calls during a throttle only grow the count: hold the channel's other work too.
+    Publication.objects.filter(channel=channel, status=Status.SCHEDULED, scheduled_for__lt=until).update(
+        scheduled_for=until, updated_at=timezone.now()
+    )
+
+
+def _channel_needs_reconnect(channel: Channel, reason: str) -> None:
+    # Conditional, so a reconnect that has just landed is not overwritten by a stale failure.
+    Channel.objects.filter(pk=channel.pk, status=Channel.Status.CONNECTED).update(
+        status=Channel.Status.NEEDS_RECONNECT, status_reason=reason[:500]
+    )
+
+
+def _publish_enqueue(publication_id: int) -> None:
+    # Imported here: tasks import this module.
+    from publish.tasks import publication_publish_task
+
+    # After commit, so a worker never looks for a row it cannot see yet.
+    transaction.on_commit(lambda: publication_publish_task.delay(publication_id))

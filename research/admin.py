@@ -1,0 +1,85 @@
+"""Admin: source health at a glance, articles with their extraction outcome, research runs."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from research.models import Article, ResearchRun, Source, Subscription
+
+
+class SubscriptionInline(admin.TabularInline):
+    model = Subscription
+    extra = 0
+    raw_id_fields = ["account"]
+
+
+@admin.register(Source)
+class SourceAdmin(admin.ModelAdmin):
+    list_display = [
+        "__str__",
+        "industry",
+        "last_success_at",
+        "consecutive_failures",
+        "last_error_kind",
+        "last_status",
+        "items_last_run",
+        "new_articles_last_run",
+    ]
+    list_filter = ["last_error_kind", "industry"]
+    search_fields = ["url", "title"]
+    readonly_fields = [
+        "etag",
+        "last_modified",
+        "last_fetched_at",
+        "last_success_at",
+        "last_status",
+        "consecutive_failures",
+        "last_error_kind",
+        "last_error_detail",
+        "items_last_run",
+        "new_articles_last_run",
+        "created_at",
+    ]
+    inlines = [SubscriptionInline]
+
+
+@admin.register(Subscription)
+class SubscriptionAdmin(admin.ModelAdmin):
+    list_display = ["account", "source", "created_at"]
+    list_select_related = ["account", "source"]
+    raw_id_fields = ["account", "source"]
+    search_fields = ["account__slug", "source__url"]
+
+
+@admin.register(Article)
+class ArticleAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "source", "extraction_status", "duplicate_of", "published_at", "created_at"]
+    list_filter = ["extraction_status"]
+    list_select_related = ["source", "duplicate_of"]
+    search_fields = ["title", "canonical_url", "entry_id"]
+    raw_id_fields = ["source", "duplicate_of", "sources"]
+    readonly_fields = ["fingerprint", "fetched_at", "created_at"]
+
+
+@admin.register(ResearchRun)
+class ResearchRunAdmin(admin.ModelAdmin):
+    list_display = [
+        "account",
+        "started_at",
+        "finished_at",
+        "feeds_subscribed",
+        "feeds_fetched",
+        "feeds_not_modified",
+        "feeds_failed",
+        "new_articles",
+        "usable_articles",
+        "is_starved",
+    ]
+    list_select_related = ["account"]
+    list_filter = ["finished_at"]
+    search_fields = ["account__slug"]
+    readonly_fields = [f.name for f in ResearchRun._meta.fields]
+
+    @admin.display(boolean=True, description="starved")
+    def is_starved(self, run: ResearchRun) -> bool:
+        return run.starved

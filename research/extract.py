@@ -1,0 +1,123 @@
+"""Article text from page bytes we fetched, with trafilatura (which never fetches here)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from urllib.parse import urljoin
+
+import trafilatura
+
+from research.models import Article
+
+# Below this many characters of body text there is nothing to write a post from.
+MIN_TEXT_CHARS = 500
+
+# Interstitials that answer 200 with a page that is not the article. Titles that only an
+# interstitial has are enough anywhere; words an article title could also contain
+# ("consent", "captcha") and markup markers count only on a short page, as block pages are.
+_BLOCK_TITLES = re.compile(
+    r"access denied|attention required|just a moment(?:\.\.\.|\u2026)|are you a robot|verify you are human|"
+    r"request blocked|before you continue|pardon our interruption|unusual traffic|bot verification|"
+    r"(?:cookie|privacy) consent",
+    re.IGNORECASE,
+)
+_SHORT_PAGE_BLOCK_TITLES = re.compile(r"captcha|consent|security check|blocked|forbidden", re.IGNORECASE)
+_BLOCK_MARKUP = re.compile(
+    rb"g-recaptcha|h-captcha|cf-challenge|challenge-platform|px-captcha|captcha-delivery|"
+    rb"consent\.google|cookie-?wall|id=\"consent|access denied",
+    re.IGNORECASE,
+)
+_SHORT_PAGE_BYTES = 40_000
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_OG_IMAGE = re.compile(
+    rb"<meta[^>]+(?:property|name)=[\"']og:image(?::url)?[\"'][^>]*>",
+    re.IGNORECASE,
+)
+_CONTENT = re.compile(rb"content=[\"']([^\"']+)[\"']", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    status: str
+    text: str = ""
+    title: str = ""
+    author: str = ""
+    published_at: datetime | None = None
+    lead_image_url: str = ""
+    error: str = ""
+
+
+def article_extract_bytes(body: bytes, *, url: str) -> Extraction:
+    """Extract the body text and metadata of one page.
+
+    ``blocked`` for block pages and consent walls, ``insufficient`` for too little text,
+    ``failed`` when nothing could be extracted; ``ok`` otherwise.
+    """
+    if page_looks_blocked(body):
+        return Extraction(status=Article.Extraction.BLOCKED, error="block page, captcha or consent wall")
+    try:
+        raw = trafilatura.extract(
+            body,
+            url=url,
+            favor_precision=True,
+            with_metadata=True,
+            include_comments=False,
+            output_format="json",
+        )
+    except Exception as exc:  # a third-party parser on hostile input: record, never raise
+        return Extraction(status=Article.Extraction.FAILED, error=f"extraction failed: {type(exc).__name__}")
+    if not raw:
+        return Extraction(status=Article.Extraction.INSUFFICIENT, error="no article text found")
+    data = json.loads(raw)
+    text = (data.get("text") or "").strip()
+    image = data.get("image") or og_image(body)
+    extraction = Extraction(
+        status=Article.Extraction.OK,
+        text=text,
+        title=(data.get("title") or "")[:1000],
+        author=(data.get("author") or "")[:300],
+        published_at=_date(data.get("date")),
+        lead_image_url=urljoin(url, image)[:2000] if image else "",
+    )
+    if len(text) < MIN_TEXT_CHARS:
+        return Extraction(
+            status=Article.Extraction.INSUFFICIENT,
+            text=text,
+            title=extraction.title,
+            author=extraction.author,
+            published_at=extraction.published_at,
+            lead_image_url=extraction.lead_image_url,
+            error=f"only {len(text)} characters of text (minimum {MIN_TEXT_CHARS})",
+        )
+    return extraction
+
+
+def page_looks_blocked(body: bytes) -> bool:
+    """A 200 that is really a block page, captcha or consent wall."""
+    match = _TITLE.search(body[:_SHORT_PAGE_BYTES])
+    title = match.group(1).decode("utf-8", "replace") if match else ""
+    if _BLOCK_TITLES.search(title):
+        return True
+    short = len(body) < _SHORT_PAGE_BYTES
+    return short and (bool(_SHORT_PAGE_BLOCK_TITLES.search(title)) or bool(_BLOCK_MARKUP.search(body)))
+
+
+def og_image(body: bytes) -> str:
+    tag = _OG_IMAGE.search(body[:200_000])
+    if not tag:
+        return ""
+    content = _CONTENT.search(tag.group(0))
+    return content.group(1).decode("utf-8", "replace").strip() if content else ""
+
+
+def _date(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        day = date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)

@@ -1,0 +1,131 @@
+"""Reading feeds and OPML from bytes we fetched ourselves (never from a URL)."""
+
+from __future__ import annotations
+
+import calendar
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import urljoin, urlsplit
+
+import feedparser
+
+from research.errors import FeedParseError, OpmlError
+from research.extract import page_looks_blocked
+from research.models import ErrorKind
+
+# Entity declarations are how XML bombs (billion laughs) and external entities work; no
+# real feed needs them, so they are refused before any parser sees the bytes.
+_ENTITY_DECLARATION = re.compile(rb"<!ENTITY", re.IGNORECASE)
+_OPML_MAX_BYTES = 1024 * 1024
+_OPML_MAX_FEEDS = 500
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    entry_id: str
+    url: str
+    title: str
+    summary: str
+    author: str
+    published_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ParsedFeed:
+    title: str
+    version: str
+    entries: list[FeedEntry]
+    # True when the feed was not well-formed and the entries come from the lenient parser.
+    recovered: bool
+
+
+def feed_parse(body: bytes, *, base_url: str) -> ParsedFeed:
+    """Parse RSS 0.9x/1.0/2.0 or Atom; ``FeedParseError`` (parse / empty) otherwise."""
+    if not isinstance(body, bytes):
+        # feedparser fetches when given a string that looks like a URL: bytes only.
+        raise TypeError("feed_parse takes the bytes we fetched")
+    if _ENTITY_DECLARATION.search(body[:65536]):
+        raise FeedParseError(ErrorKind.PARSE, "feed declares XML entities (refused)")
+    # The headers give relative links their base and tell feedparser to read XML whatever
+    # content type the server claimed (we checked that at fetch time).
+    headers = {"content-location": base_url, "content-type": "application/xml"}
+    try:
+        parsed = feedparser.parse(body, response_headers=headers, sanitize_html=True)
+    except Exception as exc:  # a third-party parser on hostile input: classify, never raise
+        raise FeedParseError(ErrorKind.PARSE, f"feed parser failed ({type(exc).__name__})") from exc
+    version = parsed.get("version") or ""
+    entries = [entry for entry in (_entry(raw, base_url=base_url) for raw in parsed.entries) if entry is not None]
+    malformed = bool(parsed.get("bozo")) and _is_xml_error(parsed.get("bozo_exception"))
+    if not entries:
+        if page_looks_blocked(body):
+            raise FeedParseError(ErrorKind.BLOCKED, "a block page, captcha or consent wall instead of the feed")
+        if not version or malformed:
+            problem = type(parsed.get("bozo_exception")).__name__ if malformed else "no feed elements"
+            raise FeedParseError(ErrorKind.PARSE, f"not a readable RSS or Atom feed ({problem})")
+        raise FeedParseError(ErrorKind.EMPTY, "feed has no entries with links")
+    return ParsedFeed(
+        title=str(parsed.feed.get("title", ""))[:300], version=version, entries=entries, recovered=malformed
+    )
+
+
+def _is_xml_error(exc: object) -> bool:
+    # feedparser flags encoding and content-type quirks as "bozo" too; only syntax errors count.
+    name = type(exc).__name__.lower()
+    return exc is not None and "encoding" not in name and "contenttype" not in name
+
+
+def _entry(raw: feedparser.FeedParserDict, *, base_url: str) -> FeedEntry | None:
+    link = str(raw.get("link") or "").strip()
+    if not link:
+        return None
+    try:
+        url = urljoin(base_url, link)
+        if not urlsplit(url).hostname:
+            return None
+    except ValueError:
+        return None  # e.g. a malformed IPv6 literal: not a link we could ever fetch
+    if not url.startswith(("http://", "https://")):
+        return None
+    published = raw.get("published_parsed") or raw.get("updated_parsed")
+    published_at = datetime.fromtimestamp(calendar.timegm(published), tz=UTC) if published else None
+    return FeedEntry(
+        entry_id=str(raw.get("id") or "")[:1000],
+        url=url[:2000],
+        title=str(raw.get("title") or "")[:1000],
+        summary=str(raw.get("summary") or "")[:5000],
+        author=str(raw.get("author") or "")[:300],
+        published_at=published_at,
+    )
+
+
+@dataclass(frozen=True)
+class OpmlFeed:
+    url: str
+    title: str
+
+
+def opml_parse(body: bytes) -> list[OpmlFeed]:
+    """The feed outlines (``xmlUrl``) of an OPML document, nested folders included."""
+    if len(body) > _OPML_MAX_BYTES:
+        raise OpmlError(f"OPML file larger than {_OPML_MAX_BYTES // 1024} KB")
+    if _ENTITY_DECLARATION.search(body):
+        raise OpmlError("OPML declares XML entities (refused)")
+    try:
+        root = ET.fromstring(body)  # noqa: S314 - entity declarations refused above
+    except ET.ParseError as exc:
+        raise OpmlError(f"not an OPML file: {exc}") from exc
+    if root.tag.lower() != "opml":
+        raise OpmlError("not an OPML file: the root element is not <opml>")
+    feeds: dict[str, OpmlFeed] = {}
+    for outline in root.iter("outline"):
+        url = (outline.get("xmlUrl") or outline.get("xmlurl") or "").strip()
+        if url and url not in feeds:
+            title = (outline.get("title") or outline.get("text") or "").strip()[:300]
+            feeds[url] = OpmlFeed(url=url, title=title)
+    if not feeds:
+        raise OpmlError("the OPML file lists no feeds (no outline with an xmlUrl)")
+    if len(feeds) > _OPML_MAX_FEEDS:
+        raise OpmlError(f"the OPML file lists more than {_OPML_MAX_FEEDS} feeds")
+    return list(feeds.values())

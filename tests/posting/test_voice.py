@@ -1,0 +1,385 @@
+"""Voice: importing past posts, learning once, describing it in plain words, and the voice page."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from io import StringIO
+from pathlib import Path
+
+import pytest
+import requests
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.test import Client
+from django.utils import timezone
+
+from posting.models import Account, Draft, LLMUsage, Membership, PastPost, Platform, VoiceProfile
+from posting.voice.parsing import VoiceImportError, posts_parse
+from posting.voice.services import voice_import, voice_import_from_channel, voice_learn, voices_learn_pending
+from posting.voice.stats import voice_describe, voice_stats
+from publish.models import Channel, Publication
+from publish.sandbox import GraphSandbox
+from publish.services import channel_connect_sandbox
+from tests import factories
+from tests.llm_server import LLMServer, Reply, serve_llm
+from tests.posting.test_composer import article_create
+
+PAST_POSTS = [
+    "New gravel bikes just landed in the shop! \U0001f6b2 Come and try one this weekend.\nSee you on the road!\n"
+    "#harbourlife #gravel",
+    "We fixed 40 punctures this week. Check your tyre pressure, friends! \U0001f527\nSee you on the road!\n"
+    "#harbourlife",
+    "Our Sunday group ride leaves at 9. Everyone welcome, no one dropped! \U0001f6b2\nSee you on the road!\n"
+    "#harbourlife #ride",
+    "Rain all week? We have mudguards for every bike. Drop by and we will fit them while you wait.\n"
+    "See you on the road!",
+    "Thanks to everyone who came to the bike maintenance evening! \U0001f64c We will run another in March.",
+]
+CSV_EXPORT = (
+    "message,created_time\n"
+    '"New gravel bikes just landed! \U0001f6b2",2024-05-01T10:00:00+0000\n'
+    '"Sunday ride leaves at 9, everyone welcome",2024-05-03\n'
+    '"",2024-05-04\n'
+).encode()
+
+
+@pytest.fixture
+def editor_client(account: Account) -> Client:
+    client = Client(enforce_csrf_checks=False)
+    client.force_login(factories.member_create(account=account, username="editor", role=Membership.Role.EDITOR))
+    return client
+
+
+def test_stats_measure_length_emoji_hashtags_person_and_sign_offs() -> None:
+    stats = voice_stats(PAST_POSTS)
+
+    assert stats["post_count"] == 5
+    assert stats["emoji"]["rate"] == 0.8
+    assert stats["emoji"]["top"][0] == "\U0001f6b2"
+    assert stats["hashtags"]["top"][0] == "#harbourlife"
+    assert stats["hashtags"]["placement"] == "end"
+    assert stats["person"] == "we"
+    assert stats["sign_offs"] == ["See you on the road!"]
+    assert stats["punctuation"]["exclamation_rate"] == 1.0
+    assert stats["length"]["p25"] <= stats["length"]["median"] <= stats["length"]["p75"]
+
+
+def test_the_description_is_in_plain_words() -> None:
+    lines = voice_describe(voice_stats(PAST_POSTS), platform_label="Facebook Page")
+
+    text = " ".join(lines)
+    assert "Learned from 5 of your Facebook Page posts." in text
+    assert "You use emoji in 8 of 10 posts" in text
+    assert "You mostly write as \u201cwe\u201d." in text
+    assert "You often sign off with \u201cSee you on the road!\u201d." in text
+    assert "{" not in text and "rate" not in text
+
+
+def test_a_csv_export_is_read_with_dates_and_empty_rows_dropped() -> None:
+    posts = posts_parse(data=CSV_EXPORT, filename="export.csv")
+
+    assert [p["text"] for p in posts] == [
+        "New gravel bikes just landed! \U0001f6b2",
+        "Sunday ride leaves at 9, everyone welcome",
+    ]
+    assert posts[0]["posted_at"].isoformat() == "2024-05-01T10:00:00+00:00"
+    assert posts[1]["posted_at"].isoformat() == "2024-05-03T00:00:00+00:00"
+
+
+def test_a_graph_style_json_export_and_a_plain_list_are_both_read() -> None:
+    graph = json.dumps({"data": [{"message": "Hello", "created_time": "not a date"}, {"story": "no text"}]})
+    plain = json.dumps(["One", "Two"])
+
+    assert posts_parse(data=graph.encode(), filename="posts.json") == [{"text": "Hello", "posted_at": None}]
+    assert [p["text"] for p in posts_parse(data=plain.encode(), filename="x.json")] == ["One", "Two"]
+
+
+@pytest.mark.parametrize(
+    ("data", "filename", "message"),
+    [
+        (b"", "a.csv", "empty"),
+        (b"\xff\xfe\x00garbage", "a.csv", "not UTF-8"),
+        (b"date,likes\n2024-01-01,3\n", "a.csv", "header row with a column named"),
+        (b'{"data": [', "a.json", "JSON could not be read"),
+        (b'{"items": []}', "a.json", "must be a list"),
+        (b"[1, 2, 3]", "a.json", "No posts with text"),
+    ],
+    ids=["empty", "binary", "no-text-column", "broken-json", "wrong-shape", "no-text"],
+)
+def test_bad_files_get_a_clear_error(data: bytes, filename: str, message: str) -> None:
+    with pytest.raises(VoiceImportError, match=message):
+        posts_parse(data=data, filename=filename)
+
+
+@pytest.mark.django_db
+def test_importing_the_same_posts_twice_stores_them_once(account: Account) -> None:
+    posts = [{"text": t} for t in PAST_POSTS]
+
+    assert voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=posts) == 5
+    assert voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=posts) == 0
+
+    assert PastPost.objects.filter(account=account).count() == 5
+
+
+@pytest.mark.django_db
+def test_voices_are_learned_once_and_only_relearned_on_request(account: Account, other_account: Account) -> None:
+    voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": t} for t in PAST_POSTS])
+
+    assert voices_learn_pending() == {"learned": 1, "failed": 0}
+    profile = VoiceProfile.objects.get(account=account, platform=Platform.FACEBOOK_PAGE)
+    assert profile.source_post_count == 5
+    assert len(profile.exemplars) == 3
+    assert profile.style_guide == ""  # no LLM configured
+
+    # More posts arrive: the nightly job leaves the learned voice alone.
+    voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": "A brand new post!"}])
+    assert voices_learn_pending() == {"learned": 0, "failed": 0}
+    profile.refresh_from_db()
+    assert profile.source_post_count == 5
+
+    # Relearning on request takes them in.
+    assert voice_learn(account=account, platform=Platform.FACEBOOK_PAGE).source_post_count == 6
+
+
+@pytest.fixture
+def llm(settings) -> Iterator[LLMServer]:
+    yield from serve_llm(settings, timeout_s=0.5, max_retries=0)
+
+
+@pytest.mark.django_db
+def test_with_an_llm_a_style_guide_is_written_and_its_usage_recorded(llm: LLMServer, account: Account) -> None:
+    llm.script(Reply.ok({"style_guide": "Warm, short, upbeat; ends with 'See you on the road!'"}))
+    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": t} for t in PAST_POSTS])
+
+    profile = voice_learn(account=account, platform=Platform.INSTAGRAM)
+
+    assert profile.style_guide.startswith("Warm, short, upbeat")
+    assert LLMUsage.objects.get().purpose == "voice_style_guide"
+    assert "STYLE only" in llm.requests[0].body["messages"][0]["content"]
+
+
+@pytest.mark.django_db
+def test_a_failing_llm_still_learns_the_voice_from_statistics(llm: LLMServer, account: Account) -> None:
+    llm.script(Reply.server_error(500))
+    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": t} for t in PAST_POSTS])
+
+    profile = voice_learn(account=account, platform=Platform.INSTAGRAM)
+
+    assert profile.style_guide == ""
+    assert profile.stats["post_count"] == 5
+    assert LLMUsage.objects.get().status == LLMUsage.Status.SERVER_ERROR
+
+
+@pytest.mark.django_db
+def test_the_voice_page_shows_the_profile_in_plain_words(member_client: Client, account: Account) -> None:
+    voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": t} for t in PAST_POSTS])
+    voice_learn(account=account, platform=Platform.FACEBOOK_PAGE)
+
+    response = member_client.get(f"/a/{account.slug}/voice/")
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "You mostly write as \u201cwe\u201d." in page
+    assert "Relearn" in page
+    assert 'enctype="multipart/form-data"' in page
+
+
+@pytest.mark.django_db
+def test_a_new_account_s_voice_page_says_nothing_is_learned_yet(member_client: Client, account: Account) -> None:
+    page = member_client.get(f"/a/{account.slug}/voice/").content.decode()
+
+    assert "No Facebook Page posts imported yet." in page
+    assert "No Instagram posts imported yet." in page
+
+
+@pytest.mark.django_db
+def test_uploading_a_csv_imports_and_learns_the_voice(editor_client: Client, account: Account) -> None:
+    upload = SimpleUploadedFile("export.csv", CSV_EXPORT, content_type="text/csv")
+
+    response = editor_client.post(
+        f"/a/{account.slug}/voice/upload/", {"platform": Platform.INSTAGRAM, "file": upload}, follow=True
+    )
+
+    assert response.status_code == 200
+    assert "Imported 2 Instagram posts and learned your voice" in response.content.decode()
+    assert VoiceProfile.objects.get(account=account, platform=Platform.INSTAGRAM).source_post_count == 2
+
+
+@pytest.mark.django_db
+def test_a_bad_upload_gets_a_clear_message_and_imports_nothing(editor_client: Client, account: Account) -> None:
+    upload = SimpleUploadedFile("export.csv", b"date,likes\n2024-01-01,3\n", content_type="text/csv")
+
+    response = editor_client.post(
+        f"/a/{account.slug}/voice/upload/", {"platform": Platform.INSTAGRAM, "file": upload}, follow=True
+    )
+
+    assert response.status_code == 200
+    assert "We could not import export.csv: The CSV needs a header row" in response.content.decode()
+    assert not PastPost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_relearn_button_relearns_from_all_imported_posts(editor_client: Client, account: Account) -> None:
+    voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": t} for t in PAST_POSTS[:2]])
+    voice_learn(account=account, platform=Platform.FACEBOOK_PAGE)
+    voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": t} for t in PAST_POSTS])
+
+    response = editor_client.post(f"/a/{account.slug}/voice/relearn/", follow=True)
+
+    assert "Relearned your voice" in response.content.decode()
+    assert VoiceProfile.objects.get(account=account).source_post_count == 5
+
+
+@pytest.mark.django_db
+def test_the_upload_form_is_csrf_protected(member_client: Client, account: Account) -> None:
+    upload = SimpleUploadedFile("export.csv", CSV_EXPORT, content_type="text/csv")
+
+    response = member_client.post(f"/a/{account.slug}/voice/upload/", {"platform": "instagram", "file": upload})
+
+    assert response.status_code == 403
+    assert not PastPost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_viewers_cannot_change_the_voice(account: Account) -> None:
+    client = Client()
+    client.force_login(factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER))
+
+    response = client.post(f"/a/{account.slug}/voice/relearn/")
+
+    assert response.status_code == 403
+
+
+@pytest.mark.django_db
+def test_members_of_another_account_cannot_see_or_change_this_voice(account: Account, other_member: User) -> None:
+    client = Client()
+    client.force_login(other_member)
+
+    assert client.get(f"/a/{account.slug}/voice/").status_code == 404
+    upload = SimpleUploadedFile("export.csv", CSV_EXPORT, content_type="text/csv")
+    assert client.post(f"/a/{account.slug}/voice/upload/", {"platform": "instagram", "file": upload}).status_code == 404
+    assert not PastPost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_management_command_imports_a_file_and_learns(account: Account, tmp_path: Path) -> None:
+    export = tmp_path / "posts.json"
+    export.write_text(json.dumps([{"text": t} for t in PAST_POSTS]))
+    out = StringIO()
+
+    call_command("voice_import", str(export), account=account.slug, platform="facebook_page", stdout=out)
+
+    assert "Imported 5 new posts" in out.getvalue()
+    assert "Learned the Facebook Page voice from 5 posts." in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_the_management_command_explains_a_bad_file(account: Account, tmp_path: Path) -> None:
+    export = tmp_path / "posts.json"
+    export.write_text('{"data": [')
+
+    with pytest.raises(CommandError, match="JSON could not be read"):
+        call_command("voice_import", str(export), account=account.slug, platform="facebook_page")
+
+
+@pytest.fixture
+def sandbox(settings) -> Iterator[GraphSandbox]:
+    sb = GraphSandbox()
+    sb.start()
+    settings.GRAPH_API_BASE_URL = sb.base_url
+    try:
+        yield sb
+    finally:
+        sb.close()
+
+
+def page_with_posts(sandbox: GraphSandbox, account: Account, texts: list[str]) -> tuple[Channel, list[str]]:
+    """A sandbox Page with these posts, connected to the account as its Facebook channel."""
+    user = sandbox.create_user()
+    page = sandbox.create_page(user["id"], name="Harbour Bikes", with_instagram=False)
+    feed = f"{sandbox.base_url}/{settings.GRAPH_API_VERSION}/{page['id']}/feed"
+    headers = {"Authorization": f"Bearer {page['access_token']}"}
+    post_ids = []
+    for text in texts:
+        response = requests.post(feed, data={"message": text}, headers=headers, timeout=5)
+        response.raise_for_status()
+        post_ids.append(response.json()["id"])
+    channel = channel_connect_sandbox(
+        account=account,
+        platform=Platform.FACEBOOK_PAGE,
+        external_id=page["id"],
+        name="Harbour Bikes",
+        token=page["access_token"],
+    )
+    return channel, post_ids
+
+
+@pytest.mark.django_db
+def test_a_connected_page_s_own_posts_are_imported_but_not_the_ones_landed_published(
+    sandbox: GraphSandbox, account: Account
+) -> None:
+    # given a Page with three posts of the business's own and one Landed published
+    channel, post_ids = page_with_posts(sandbox, account, [*PAST_POSTS[:3], "Posted by Landed"])
+    landed_post_id = post_ids[-1]
+    draft_article = article_create(account)
+    draft = Draft.objects.create(account=account, platform=Platform.FACEBOOK_PAGE, article=draft_article, text="x")
+    Publication.objects.create(
+        draft=draft, channel=channel, account=account, platform_post_id=landed_post_id, scheduled_for=timezone.now()
+    )
+
+    # when the page's history is imported
+    created = voice_import_from_channel(channel=channel)
+
+    # then the business's own posts are past posts, and Landed's is not
+    assert created == 3
+    assert set(PastPost.objects.values_list("text", flat=True)) == set(PAST_POSTS[:3])
+    assert set(PastPost.objects.values_list("origin", flat=True)) == {"channel"}
+
+
+@pytest.mark.django_db
+def test_a_page_that_cannot_be_read_gives_a_clear_import_error(sandbox: GraphSandbox, account: Account) -> None:
+    user = sandbox.create_user()
+    page = sandbox.create_page(user["id"], with_instagram=False)
+    channel = channel_connect_sandbox(
+        account=account,
+        platform=Platform.FACEBOOK_PAGE,
+        external_id=page["id"],
+        name="Harbour Bikes",
+        token=page["access_token"],
+    )
+    sandbox.expire_token(page["access_token"])
+
+    with pytest.raises(VoiceImportError, match="Could not read your posts"):
+        voice_import_from_channel(channel=channel)
+
+    assert not PastPost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_voice_page_imports_from_the_connected_page_and_learns(
+    sandbox: GraphSandbox, editor_client: Client, account: Account
+) -> None:
+    page_with_posts(sandbox, account, PAST_POSTS)
+
+    page = editor_client.get(f"/a/{account.slug}/voice/").content.decode()
+    response = editor_client.post(
+        f"/a/{account.slug}/voice/import-channel/", {"platform": Platform.FACEBOOK_PAGE}, follow=True
+    )
+
+    assert "Import past posts from Harbour Bikes" in page
+    assert "Imported 5 Facebook Page posts and learned your voice" in response.content.decode()
+    assert VoiceProfile.objects.get(account=account).source_post_count == 5
+
+
+@pytest.mark.django_db
+def test_the_management_command_reads_a_connected_page(sandbox: GraphSandbox, account: Account) -> None:
+    page_with_posts(sandbox, account, PAST_POSTS[:2])
+    out = StringIO()
+
+    call_command("voice_import", account=account.slug, platform="facebook_page", from_channel=True, stdout=out)
+
+    assert "Imported 2 new posts." in out.getvalue()
+    assert "Learned the Facebook Page voice from 2 posts." in out.getvalue()

@@ -1,0 +1,141 @@
+"""Feed and OPML parsing from bytes: formats, hostile XML, garbage."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from research.errors import FeedParseError, OpmlError
+from research.feeds import feed_parse, opml_parse
+from research.models import ErrorKind
+from tests.research import servers
+
+RSS_091 = b"""<?xml version="1.0"?>
+<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd">
+<rss version="0.91"><channel><title>Old</title><link>http://example.org/</link><description>d</description>
+<item><title>One</title><link>http://example.org/one</link></item></channel></rss>"""
+
+RSS_10 = b"""<?xml version="1.0"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
+<channel rdf:about="http://example.org/"><title>RDF</title><link>http://example.org/</link><description>d</description></channel>
+<item rdf:about="http://example.org/rdf-one"><title>RDF one</title><link>http://example.org/rdf-one</link></item>
+</rdf:RDF>"""
+
+ATOM = b"""<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>Atom</title><id>urn:x</id><updated>2026-06-01T10:00:00Z</updated>
+<entry><title>Relative</title><link href="/posts/relative"/><id>urn:1</id><updated>2026-06-01T10:00:00Z</updated>
+<author><name>Ann</name></author></entry></feed>"""
+
+
+@pytest.mark.parametrize(("body", "version"), [(RSS_091, "rss091u"), (RSS_10, "rss10"), (ATOM, "atom10")])
+def test_it_reads_rss_0_9x_1_0_2_0_and_atom(body: bytes, version: str) -> None:
+    feed = feed_parse(body, base_url="http://example.org/feed")
+
+    assert feed.version.startswith(version[:5])
+    assert len(feed.entries) == 1
+    assert feed.entries[0].url.startswith("http://example.org/")
+
+
+def test_relative_links_are_resolved_against_the_feed_url() -> None:
+    entry = feed_parse(ATOM, base_url="https://blog.example.org/feed.atom").entries[0]
+
+    assert entry.url == "https://blog.example.org/posts/relative"
+    assert entry.author == "Ann"
+    assert entry.published_at is not None and entry.published_at.year == 2026
+
+
+def test_a_billion_laughs_feed_is_refused_quickly() -> None:
+    started = time.monotonic()
+
+    with pytest.raises(FeedParseError) as caught:
+        feed_parse(servers.BILLION_LAUGHS, base_url="http://example.org/")
+
+    assert caught.value.kind == ErrorKind.PARSE
+    assert time.monotonic() - started < 1
+
+
+def test_external_entities_are_refused_and_never_read() -> None:
+    with pytest.raises(FeedParseError) as caught:
+        feed_parse(servers.EXTERNAL_ENTITY, base_url="http://example.org/")
+
+    assert "entities" in caught.value.detail
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"", b"this is not xml at all", b"<html><body><p>Hello</p></body></html>", b"\x00\xff\xfe garbage"],
+)
+def test_garbage_is_a_parse_error(body: bytes) -> None:
+    with pytest.raises(FeedParseError) as caught:
+        feed_parse(body, base_url="http://example.org/")
+
+    assert caught.value.kind == ErrorKind.PARSE
+
+
+def test_a_feed_truncated_before_any_entry_is_a_parse_error() -> None:
+    body = servers.rss([("a", "http://example.org/a")])
+
+    with pytest.raises(FeedParseError) as caught:
+        feed_parse(body[:60], base_url="http://example.org/")
+
+    assert caught.value.kind == ErrorKind.PARSE
+
+
+def test_a_feed_truncated_after_some_entries_keeps_them_and_says_so() -> None:
+    body = servers.rss([("a", "http://example.org/a"), ("b", "http://example.org/b")])
+
+    feed = feed_parse(body[: body.index(b"<item>", body.index(b"</item>"))], base_url="http://example.org/")
+
+    assert [e.url for e in feed.entries] == ["http://example.org/a"]
+    assert feed.recovered
+
+
+def test_a_feed_without_entries_is_empty_not_broken() -> None:
+    with pytest.raises(FeedParseError) as caught:
+        feed_parse(servers.rss([]), base_url="http://example.org/")
+
+    assert caught.value.kind == ErrorKind.EMPTY
+
+
+def test_it_never_takes_a_url_string() -> None:
+    with pytest.raises(TypeError):
+        feed_parse("http://127.0.0.1/feed", base_url="http://example.org/")  # type: ignore[arg-type]
+
+
+def test_opml_lists_feeds_in_nested_folders() -> None:
+    opml = b"""<?xml version="1.0"?><opml version="2.0"><head><title>x</title></head><body>
+    <outline text="News"><outline text="One" type="rss" xmlUrl="https://one.example/feed"/>
+    <outline text="Two" title="Second" xmlUrl="https://two.example/rss"/></outline>
+    <outline text="Dup" xmlUrl="https://one.example/feed"/></body></opml>"""
+
+    feeds = opml_parse(opml)
+
+    assert [(f.url, f.title) for f in feeds] == [
+        ("https://one.example/feed", "One"),
+        ("https://two.example/rss", "Second"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"not xml", b"<html/>", b"<opml><body></body></opml>", servers.BILLION_LAUGHS.replace(b"rss", b"opml")],
+)
+def test_bad_opml_is_a_clear_error(body: bytes) -> None:
+    with pytest.raises(OpmlError):
+        opml_parse(body)
+
+
+def test_entries_with_unusable_links_are_skipped_not_fatal() -> None:
+    body = servers.rss([("bad", "http://[invalid/x"), ("js", "javascript:alert(1)"), ("ok", "https://example.org/ok")])
+
+    feed = feed_parse(body, base_url="https://example.org/feed")
+
+    assert [e.url for e in feed.entries] == ["https://example.org/ok"]
+
+
+def test_a_block_page_served_instead_of_the_feed_is_blocked_not_garbage() -> None:
+    with pytest.raises(FeedParseError) as caught:
+        feed_parse(servers.BLOCK_PAGE, base_url="http://example.org/feed")
+
+    assert caught.value.kind == ErrorKind.BLOCKED
