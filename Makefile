@@ -2,8 +2,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-# Python 3.12: take PYTHON=... if given, else python3.12 on PATH, else the pyenv build.
-PYTHON ?= $(shell command -v python3.12 2>/dev/null || ls /root/.pyenv/versions/3.12.*/bin/python 2>/dev/null | tail -n 1 || true)
+# Python 3.12: take PYTHON=... if given, else the first of python3.12 on PATH or a pyenv
+# build that really runs (a pyenv shim exists even when that version is not selected).
+ifndef PYTHON
+PYTHON := $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12.*/bin/python /root/.pyenv/versions/3.12.*/bin/python; do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1 && { command -v "$$p"; break; }; done)
+endif
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
