@@ -21,7 +21,7 @@ help:
 
 check-python:
 	@if [ -z "$(PYTHON)" ] || ! "$(PYTHON)" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 12) else 1)' 2>/dev/null; then \
-		echo "Landed needs Python 3.12. None found (looked for python3.12 on PATH and /root/.pyenv/versions/3.12.*)."; \
+		echo "Landed needs Python 3.12: none found (PYTHON='$(PYTHON)'; looked for python3.12 on PATH and ~/.pyenv/versions/3.12.*)."; \
 		echo "Install Python 3.12 or run: make $(MAKECMDGOALS) PYTHON=/path/to/python3.12"; \
 		exit 1; \
 	fi
@@ -43,8 +43,6 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings >/dev/null || \
-		(echo "Model changes without a migration: run manage.py makemigrations"; exit 1)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)

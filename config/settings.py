@@ -30,8 +30,10 @@ if not SECRET_KEY:
 # Lesson 3 (DESIGN.md): cron routes are authenticated by a shared secret only. Outside
 # DEBUG a missing or short secret must stop web and worker alike at start-up, so that no
 # deployment can ever run with cron routes that anyone could call.
-CRON_SECRET = env_str("CRON_SECRET")
-CRON_SECRET_NEXT = env_str("CRON_SECRET_NEXT")
+# Stripped: a secret padded with a newline (a mounted file, a templated env) could never
+# match a header, and one made only of spaces must not pass the length check below.
+CRON_SECRET = env_str("CRON_SECRET").strip()
+CRON_SECRET_NEXT = env_str("CRON_SECRET_NEXT").strip()
 CRON_SECRET_MIN_LENGTH = 32
 if not DEBUG:
     for _name, _value in (("CRON_SECRET", CRON_SECRET), ("CRON_SECRET_NEXT", CRON_SECRET_NEXT)):

@@ -290,8 +290,15 @@ def watchdog_publishing() -> dict[str, int]:
 
     now = timezone.now()
     conditions = []
+    stuck_before = now - timedelta(minutes=settings.WATCHDOG_STUCK_MINUTES)
+    # Unknown is timed from the write whose answer was lost, not from updated_at: every
+    # read-back that fails to find the post touches updated_at, which would hide the very
+    # publication that reconcile keeps failing to settle.
+    unknown_too_long = Q(publishing_started_at__lt=stuck_before) | Q(
+        publishing_started_at__isnull=True, updated_at__lt=stuck_before
+    )
     stuck = Publication.objects.filter(
-        Q(status=Publication.Status.UNKNOWN, updated_at__lt=now - timedelta(minutes=settings.WATCHDOG_STUCK_MINUTES))
+        (Q(status=Publication.Status.UNKNOWN) & unknown_too_long)
         | Q(status=Publication.Status.UNCONFIRMED, updated_at__gte=now - UNCONFIRMED_LOOKBACK)
     ).select_related("account")
     by_account: dict[int, list[Publication]] = {}

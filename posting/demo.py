@@ -6,6 +6,7 @@ HTTP control API, so it works whether the sandbox runs in this process or anothe
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from django.db import transaction
 from posting.models import Account, Membership, Platform
 
 DEMO_SLUG = "demo"
+DEMO_PAST_POSTS = settings.BASE_DIR / "demo" / "past_posts.json"
 DEMO_USERNAME = "demo"
 
 
@@ -54,7 +56,21 @@ def demo_seed(*, feeds_url: str) -> DemoLogin:
 
     if not Channel.objects.filter(account=account, status=Channel.Status.CONNECTED).exists():
         _sandbox_channels_connect(account)
+    _demo_voice_learn(account)
     return DemoLogin(account=account, username=DEMO_USERNAME, password=password)
+
+
+def _demo_voice_learn(account: Account) -> None:
+    """Import the demo business's past posts and learn its voice, once (learned once, relearned on request)."""
+    from posting.models import VoiceProfile
+    from posting.voice.services import voice_import, voice_learn
+
+    past_posts = json.loads(DEMO_PAST_POSTS.read_text())
+    for platform, posts in past_posts.items():
+        if VoiceProfile.objects.filter(account=account, platform=platform).exists():
+            continue
+        voice_import(account=account, platform=platform, posts=posts, origin="demo")
+        voice_learn(account=account, platform=platform)
 
 
 def _sandbox_channels_connect(account: Account) -> None:

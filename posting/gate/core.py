@@ -117,11 +117,17 @@ def gate_evaluate(
     title: str,
     body: str,
     own_names: Sequence[str] = (),
+    sign_offs: Sequence[str] = (),
     judge: Judge | None = None,
 ) -> GateResult:
-    """Judge the draft ``text`` against the article (``title`` and its full ``body``)."""
+    """Judge the draft ``text`` against the article (``title`` and its full ``body``).
+
+    ``sign_offs`` are the closing lines the business itself has used again and again (its
+    learned voice, ``VoiceProfile.stats["sign_offs"]``): written verbatim in a draft they
+    are the business's own standing words, not something the article has to support.
+    """
     source = SourceText.build(title=title, body=body)
-    claims = claims_split(text, own_names=own_names, source=source)
+    claims = claims_split(text, own_names=own_names, sign_offs=sign_offs, source=source)
     if not claims:
         return GateResult(
             verdict=NO_SUBSTANCE,
@@ -153,12 +159,15 @@ class Claim:
     clauses: tuple[Claim, ...] = ()
 
 
-def claims_split(text: str, *, own_names: Sequence[str] = (), source: SourceText | None = None) -> list[Claim]:
-    """The draft's sentences that say something checkable, cleaned of tags, links and own names."""
+def claims_split(
+    text: str, *, own_names: Sequence[str] = (), sign_offs: Sequence[str] = (), source: SourceText | None = None
+) -> list[Claim]:
+    """The draft's sentences that say something checkable, cleaned of tags, links, the
+    business's own sign-offs and its own names."""
     vocabulary = source.lower_vocabulary if source else frozenset()
     words = source.all_stems if source else frozenset()
     claims: list[Claim] = []
-    for raw_sentence in sentences_split(_strip_decorations(text)):
+    for raw_sentence in sentences_split(_strip_decorations(_strip_sign_offs(text, sign_offs))):
         sentence = _strip_own_names(raw_sentence, own_names)
         sentence = CTA_LEAD.sub("", sentence).strip(DASHES)
         if not sentence or _is_call_to_action(sentence):
@@ -194,6 +203,27 @@ def _strip_decorations(text: str) -> str:
     text = "".join("\u0000" if _is_emoji(ch) else ch for ch in text)
     text = re.sub(r"\u0000+\s*(?=[A-Z0-9\"'])", "\n", text)
     return text.replace("\u0000", " ")
+
+
+_APOSTROPHE = re.compile("['\u2019]")
+
+
+def _strip_sign_offs(text: str, sign_offs: Sequence[str]) -> str:
+    """Remove the business's learned sign-offs where the draft carries one word for word.
+
+    Matching ignores case, spacing and the kind of apostrophe, but nothing else: a sign-off
+    edited into a new statement ("Ride safe, 20 years of the Harbour Bikes crew") is judged
+    like any other sentence, and so is one that runs on inside a sentence ("the shop said see
+    you soon to 40 staff"). The cut leaves a line break so the text around it stays apart.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    cleaned = {unicodedata.normalize("NFKC", str(sign_off)).strip() for sign_off in sign_offs}
+    for sign_off in sorted(filter(None, cleaned), key=len, reverse=True):
+        words = [_APOSTROPHE.sub("['\u2019]", re.escape(word)) for word in sign_off.split()]
+        # It must open a line or follow the end of a sentence (or an emoji), as a sign-off does.
+        pattern = rf"(?:^|(?<=[^\w\s,;:]))[ \t]*{r'\s+'.join(words)}(?!\w)"
+        text = re.sub(pattern, "\n", text, flags=re.IGNORECASE | re.MULTILINE)
+    return text
 
 
 def _is_emoji(ch: str) -> bool:

@@ -13,7 +13,7 @@ import logging
 from django.utils import timezone
 
 from posting.gate.core import REJECTED, ClaimResult, GateResult, Judge, gate_evaluate
-from posting.models import Draft
+from posting.models import Account, Draft, VoiceProfile
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,8 @@ def _draft_judge(draft: Draft) -> GateResult:
             text=draft.text,
             title=article.title,
             body=article.text,
-            own_names=[str(name) for name in draft.account.own_names or []],
+            own_names=_own_names(draft.account),
+            sign_offs=_sign_offs(draft.account),
             judge=_judge_for(draft),
         )
     except Exception as error:
@@ -92,6 +93,23 @@ def _draft_judge(draft: Draft) -> GateResult:
             ],
             reason=f"The factual gate could not check this draft ({type(error).__name__}); edit it or reject it.",
         )
+
+
+def _own_names(account: Account) -> list[str]:
+    """The account's name and the names and handles it lists: never claims on their own."""
+    listed = account.own_names if isinstance(account.own_names, list) else []
+    return [account.name, *(str(name) for name in listed)]
+
+
+def _sign_offs(account: Account) -> list[str]:
+    """The sign-offs learned from the account's past posts, on any platform: the composer
+    may sign a draft with another platform's voice when this one has none yet."""
+    sign_offs: list[str] = []
+    for stats in VoiceProfile.objects.filter(account=account).values_list("stats", flat=True):
+        learned = stats.get("sign_offs") if isinstance(stats, dict) else None
+        if isinstance(learned, list):
+            sign_offs.extend(str(sign_off) for sign_off in learned)
+    return sign_offs
 
 
 def _judge_for(draft: Draft) -> Judge | None:

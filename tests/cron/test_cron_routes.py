@@ -184,9 +184,11 @@ def _start(command: list[str], **env_overrides: str) -> subprocess.CompletedProc
     return subprocess.run(command, cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=90, check=False)
 
 
-@pytest.mark.parametrize("secret", ["", "too-short-secret"])
-def test_the_web_process_refuses_to_start_without_a_long_cron_secret(secret: str) -> None:
-    result = _start([sys.executable, "-c", "import django; django.setup()"], CRON_SECRET=secret)
+@pytest.mark.parametrize("secret", ["", "too-short-secret", " " * 40, "short-padded\n" + " " * 30])
+@pytest.mark.parametrize("debug", [None, "false"])
+def test_the_web_process_refuses_to_start_without_a_long_cron_secret(secret: str, debug: str | None) -> None:
+    env = {"CRON_SECRET": secret} | ({"DJANGO_DEBUG": debug} if debug is not None else {})
+    result = _start([sys.executable, "-c", "import django; django.setup()"], **env)
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert "CRON_SECRET must be set to at least 32 characters" in result.stderr
@@ -211,6 +213,14 @@ def test_the_worker_refuses_to_start_without_a_cron_secret() -> None:
     )
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
+    assert "CRON_SECRET must be set to at least 32 characters" in result.stderr
+
+
+def test_the_worker_starts_past_settings_with_a_long_cron_secret() -> None:
+    # `celery inspect` loads the same app and settings as a worker, then exits on its own;
+    # with a good secret the only thing left to fail is finding no worker to answer.
+    result = _start([sys.executable, "-m", "celery", "-A", "config.celery_app", "inspect", "ping", "--timeout=0.5"])
+    assert "ImproperlyConfigured" not in result.stderr
 
 
 def test_an_unsigned_alarm_webhook_refuses_to_start() -> None:

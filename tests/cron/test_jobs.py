@@ -52,6 +52,21 @@ def test_every_registered_service_path_imports(job: Job) -> None:
     assert callable(service)
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("job", JOBS, ids=lambda job: job.name)
+def test_every_registered_job_runs_and_records_a_dict_of_counts(job: Job, settings) -> None:
+    # The registry names services by dotted path; only running them proves each one keeps
+    # the contract (no arguments, returns counts) that a JobRun records.
+    settings.OPERATOR_EMAILS = []
+    settings.WATCHDOG_HEARTBEAT_URL = ""
+    run, _ = job_run_request(job_name=job.name)
+
+    run = job_run_execute(job_run_id=run.pk)
+
+    assert run.outcome == JobRun.Outcome.OK, run.error
+    assert all(isinstance(key, str) and isinstance(value, int) for key, value in run.counts.items())
+
+
 def test_job_names_are_unique_and_every_period_divides_a_day() -> None:
     assert len({job.name for job in JOBS}) == len(JOBS)
     for job in JOBS:

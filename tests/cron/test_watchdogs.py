@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 from django.test import override_settings
+from django.utils import timezone
 
 from cron.jobs import JOBS, job_get
 from cron.models import Alarm, JobRun
@@ -258,6 +259,25 @@ def test_publications_stuck_unknown_or_unconfirmed_alarm_per_account(account: Ac
     assert alarms[account.pk].details["publication_ids"] == sorted([stuck.pk, unconfirmed.pk])
     assert alarms[other_account.pk].details["unknown"] == 1
     assert counts["publications_stuck"] == 3
+
+
+@override_settings(WATCHDOG_STUCK_MINUTES=60)
+def test_an_unknown_publication_that_reconcile_keeps_touching_still_counts_as_stuck(account: Account) -> None:
+    # given a write started at T0 whose answer was lost
+    with time_machine.travel(T0, tick=False):
+        unknown = publication_create(account=account, status=Publication.Status.UNKNOWN, publishing_started_at=T0)
+    # and a read-back that did not find the post a minute before the watchdog runs
+    with time_machine.travel(T0 + timedelta(minutes=60), tick=False):
+        Publication.objects.filter(pk=unknown.pk).update(failure_reason="not listed yet", updated_at=timezone.now())
+
+    with time_machine.travel(T0 + timedelta(minutes=60), tick=False):
+        watchdog_publishing()
+    assert open_alarms(Kind.PUBLICATIONS_STUCK) == set()
+
+    with time_machine.travel(T0 + timedelta(minutes=61), tick=False):
+        counts = watchdog_publishing()
+    assert counts["publications_stuck"] == 1
+    assert Alarm.objects.get(kind=Kind.PUBLICATIONS_STUCK).details["publication_ids"] == [unknown.pk]
 
 
 @override_settings(WATCHDOG_TOKEN_EXPIRY_DAYS=7)

@@ -24,13 +24,22 @@ class Command(BaseCommand):
         parser.add_argument("--source", required=True, help="article text file: first line headline, then the body")
         parser.add_argument("--draft", required=True, help="draft text file")
         parser.add_argument("--own-name", action="append", default=[], help="the business's own name or handle")
+        parser.add_argument(
+            "--sign-off", action="append", default=[], help="a sign-off the business habitually closes posts with"
+        )
         parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = _read(options["source"], "--source")
         draft = _read(options["draft"], "--draft")
         title, _, body = source.partition("\n")
-        result = gate_evaluate(text=draft, title=title.strip(), body=body, own_names=options["own_name"])
+        result = gate_evaluate(
+            text=draft,
+            title=title.strip(),
+            body=body,
+            own_names=options["own_name"],
+            sign_offs=options["sign_off"],
+        )
         if options["json"]:
             payload = {"verdict": result.verdict, "claims": [claim.as_dict() for claim in result.claims]}
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
