@@ -9,6 +9,8 @@ PYTHON := $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12.*/bin/python /
 	"$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1 && { command -v "$$p"; break; }; done)
 endif
 VENV := .venv
+# Where the embedded default keeps its database and generated secrets (settings read the same variable).
+VAR_DIR := $(or $(LANDED_VAR_DIR),var)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
@@ -35,9 +37,9 @@ $(STAMP): requirements.lock pyproject.toml | check-python
 install: $(STAMP)
 
 run: $(STAMP)
-	@mkdir -p var
-	@test -s var/cron_secret || $(PY) -c 'import secrets; print(secrets.token_urlsafe(48))' > var/cron_secret
-	DJANGO_DEBUG=1 CRON_SECRET="$$(cat var/cron_secret)" RESEARCH_ALLOW_HOSTS=127.0.0.1:8766 \
+	@mkdir -p "$(VAR_DIR)"
+	@test -s "$(VAR_DIR)/cron_secret" || $(PY) -c 'import secrets; print(secrets.token_urlsafe(48))' > "$(VAR_DIR)/cron_secret"
+	DJANGO_DEBUG=1 CRON_SECRET="$$(cat "$(VAR_DIR)/cron_secret")" RESEARCH_ALLOW_HOSTS=127.0.0.1:8766 \
 		$(PY) manage.py landed_run $(RUN_ARGS)
 
 test: $(STAMP)

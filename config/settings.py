@@ -213,6 +213,9 @@ ALARM_WEBHOOK_BACKOFF_S = env_float("ALARM_WEBHOOK_BACKOFF_S", 1.0)
 ALARM_WEBHOOK_TIMEOUT_S = env_float("ALARM_WEBHOOK_TIMEOUT_S", 5.0)
 if ALARM_WEBHOOK_URL and not ALARM_WEBHOOK_SECRET and not DEBUG:
     raise ImproperlyConfigured("ALARM_WEBHOOK_SECRET must be set when ALARM_WEBHOOK_URL is (webhooks are signed).")
+# Alarms are emailed from inside the watchdog runs: a hung SMTP server must cost a bounded
+# wait, not hold every watchdog until the task time limit kills it.
+EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
 # An open alarm is notified again at this interval until it resolves.
 ALARM_RENOTIFY_HOURS = env_float("ALARM_RENOTIFY_HOURS", 24.0)
 # The jobs watchdog pings this after every run (healthchecks.io style), so that a dead

@@ -8,3 +8,7 @@ from cron.jobs import JOBS
 
 app_name = "cron"
 urlpatterns = [path(f"{job.name}/", views.job_trigger, {"job_name": job.name}, name=job.name) for job in JOBS]
+# The same routes without the trailing slash: otherwise APPEND_SLASH answers a POST with a
+# 301 before any authentication, and `curl -f` in a hand-written crontab counts that as
+# success while nothing ran. These go through the same view, so they fail closed the same way.
+urlpatterns += [path(job.name, views.job_trigger, {"job_name": job.name}) for job in JOBS]

@@ -19,9 +19,10 @@ from datetime import timedelta
 
 import requests
 from django.conf import settings
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 
+from cron.jobs import job_get
 from cron.selectors import JobState, job_statuses
 from cron.services import Condition, alarms_sync
 from posting.models import Account, Draft
@@ -179,20 +180,46 @@ def _heartbeat_ping() -> bool:
 
 
 def watchdog_research() -> dict[str, int]:
-    """An account whose latest research run yielded no usable article; a source failing N times in a row."""
+    """An account whose latest research run yielded no usable article, or that has had no
+    research run for longer than the research job's period + grace; a source failing N
+    times in a row.
+
+    Driven from the subscribed, unpaused accounts (the ones research_run_all serves), so
+    an account the research run skips, and that therefore has no rows, alarms too.
+    """
     from research.models import ResearchRun, Source
 
+    now = timezone.now()
+    research_job = job_get("research_feeds")
+    overdue_before = now - research_job.period - research_job.grace
     conditions = []
-    for account in Account.objects.filter(paused=False, subscriptions__isnull=False).distinct():
+    accounts = Account.objects.filter(paused=False, subscriptions__isnull=False).annotate(
+        first_subscribed_at=Min("subscriptions__created_at")
+    )
+    for account in accounts:
         latest = ResearchRun.objects.filter(account=account, finished_at__isnull=False).order_by("-started_at").first()
-        if latest is not None and latest.starved:
+        finished_at = latest.finished_at.isoformat() if latest and latest.finished_at else None
+        if (latest is None or latest.finished_at < overdue_before) and account.first_subscribed_at < overdue_before:
             conditions.append(
                 Condition(
                     kind=Kind.RESEARCH_STARVED,
                     account=account,
                     details={
+                        "reason": "no_recent_run",
+                        "run_id": latest.pk if latest else None,
+                        "finished_at": finished_at,
+                    },
+                )
+            )
+        elif latest is not None and latest.starved:
+            conditions.append(
+                Condition(
+                    kind=Kind.RESEARCH_STARVED,
+                    account=account,
+                    details={
+                        "reason": "no_usable_articles",
                         "run_id": latest.pk,
-                        "finished_at": latest.finished_at.isoformat() if latest.finished_at else None,
+                        "finished_at": finished_at,
                         "new_articles": latest.new_articles,
                         "feeds_failed": latest.feeds_failed,
                     },

@@ -12,7 +12,15 @@ class ChannelAdmin(admin.ModelAdmin):
     search_fields = ["name", "external_id", "account__name"]
     # token_ciphertext is deliberately absent: excluded from the form and never displayed.
     exclude = ["token_ciphertext"]
-    readonly_fields = ["account", "platform", "external_id", "token_expires_at", "token_checked_at", "connected_at"]
+    readonly_fields = [
+        "account",
+        "platform",
+        "external_id",
+        "token_expires_at",
+        "token_checked_at",
+        "throttled_until",
+        "connected_at",
+    ]
 
     def has_add_permission(self, request, obj=None) -> bool:
         # Channels are bound by the connect flow, which is what stores an encrypted token.

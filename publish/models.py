@@ -27,6 +27,9 @@ class Channel(models.Model):
     token_checked_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.CONNECTED)
     status_reason = models.CharField(max_length=500, blank=True)
+    # The platform throttled this channel (or its usage headers neared the limit): no
+    # request for it before this time, including publications scheduled meanwhile.
+    throttled_until = models.DateTimeField(null=True, blank=True)
     connected_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import logging
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from posting.models import Draft
@@ -35,7 +36,7 @@ from publish.errors import (
     TransientError,
     UnknownOutcome,
 )
-from publish.graph import GraphClient
+from publish.graph import QUOTA_SUBCODE, GraphClient
 from publish.models import Channel, Publication, PublishAttempt
 from publish.providers import provider_for
 from publish.providers.base import OutgoingPost, Provider
@@ -74,6 +75,8 @@ def publication_schedule(*, draft: Draft) -> Publication:
     if channel is None:
         raise NoConnectedChannel(f"no connected {draft.get_platform_display()} channel for this account")
     now = timezone.now()
+    # A channel the platform has throttled holds new work too, not only what was queued.
+    scheduled_for = max(now, channel.throttled_until or now)
     try:
         with transaction.atomic():
             publication, _ = Publication.objects.get_or_create(
@@ -84,7 +87,7 @@ def publication_schedule(*, draft: Draft) -> Publication:
                     "message": draft.text,
                     "link_url": draft.link_url,
                     "image_url": draft.image_url,
-                    "scheduled_for": now,
+                    "scheduled_for": scheduled_for,
                 },
             )
     except IntegrityError:
@@ -101,6 +104,14 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
     publication = Publication.objects.select_related("channel").get(pk=publication_id)
     if publication.channel.status != Channel.Status.CONNECTED:
         # Waiting for the customer to reconnect; the due sweep picks it up afterwards.
+        return publication
+    held_until = publication.channel.throttled_until
+    if held_until is not None and held_until > now:
+        # The platform asked for a pause: more calls only grow the count (reference section 4).
+        Publication.objects.filter(pk=publication_id, status=Status.SCHEDULED, scheduled_for__lt=held_until).update(
+            scheduled_for=held_until, updated_at=now
+        )
+        publication.refresh_from_db()
         return publication
     claimed = Publication.objects.filter(pk=publication_id, status=Status.SCHEDULED, scheduled_for__lte=now).update(
         status=Status.PUBLISHING, publishing_started_at=now, updated_at=now
@@ -128,7 +139,9 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
             on_container=lambda container_id: _container_saved(publication, container_id),
         )
     except TokenDecryptError:
-        _channel_needs_reconnect(publication.channel, "the stored token cannot be decrypted; reconnect the channel")
+        channel_mark_needs_reconnect(
+            channel=publication.channel, reason="the stored token cannot be decrypted; reconnect the channel"
+        )
         return _transition(
             publication, status=Status.SCHEDULED, failure_kind="needs_reconnect", failure_reason="token unreadable"
         )
@@ -237,6 +250,27 @@ def channel_connect_sandbox(*, account: Any, platform: str, external_id: str, na
     return channel
 
 
+def channel_mark_needs_reconnect(*, channel: Channel, reason: str) -> int:
+    """Put a connected channel in ``needs_reconnect`` with a reason the customer sees next to
+    the Reconnect button; its scheduled publications then wait. Returns 1 if it changed.
+
+    Conditional on CONNECTED, so a reconnect that has just landed is not overwritten by a
+    stale failure. The one place publishing, reconcile and the token check mark a channel.
+    """
+    return Channel.objects.filter(pk=channel.pk, status=Channel.Status.CONNECTED).update(
+        status=Channel.Status.NEEDS_RECONNECT, status_reason=reason[:500]
+    )
+
+
+def channel_defer(*, channel: Channel, until: datetime) -> None:
+    """Hold every request for a throttled channel until ``until``: its scheduled publications
+    move, new ones are scheduled after it, and reconcile reads wait (reference section 4)."""
+    Channel.objects.filter(pk=channel.pk).filter(Q(throttled_until__isnull=True) | Q(throttled_until__lt=until)).update(
+        throttled_until=until
+    )
+    _publications_defer(channel=channel, until=until)
+
+
 def provider_build(*, channel: Channel, journal: AttemptJournal | None = None) -> Provider:
     """A provider for the channel; with a journal, every request is recorded as a PublishAttempt."""
     client = GraphClient(token=channel_token(channel), observer=journal)
@@ -304,13 +338,17 @@ def _publish_failed(publication: Publication, exc: PlatformError) -> Publication
             last_read_at=None,
         )
     if isinstance(exc, NeedsReconnect):
-        _channel_needs_reconnect(publication.channel, f"the platform rejected the token: {reason}")
+        channel_mark_needs_reconnect(channel=publication.channel, reason=f"the platform rejected the token: {reason}")
         # Waits (not failed): publishing resumes once the customer reconnects.
         return _transition(publication, status=Status.SCHEDULED, failure_kind=exc.kind, failure_reason=reason)
     if isinstance(exc, Throttled):
         # Jitter so that a batch of throttled publications does not return as one burst.
         resume_at = now + timedelta(seconds=exc.retry_after_s + random.uniform(5, 30))
-        _channel_defer(publication.channel, until=resume_at)
+        if exc.subcode == QUOTA_SUBCODE:
+            # Instagram's publishing quota limits media_publish only: reads carry on.
+            _publications_defer(channel=publication.channel, until=resume_at)
+        else:
+            channel_defer(channel=publication.channel, until=resume_at)
         return _transition(
             publication, status=Status.SCHEDULED, scheduled_for=resume_at, failure_kind=exc.kind, failure_reason=reason
         )
@@ -390,20 +428,12 @@ def _usage_respect(channel: Channel, journal: AttemptJournal) -> None:
     (reference section 4: pause a Page or IG user above about 90%)."""
     if journal.peak_usage_pct < USAGE_PAUSE_PCT:
         return
-    _channel_defer(channel, until=timezone.now() + timedelta(seconds=max(journal.regain_s, USAGE_PAUSE_S)))
+    channel_defer(channel=channel, until=timezone.now() + timedelta(seconds=max(journal.regain_s, USAGE_PAUSE_S)))
 
 
-def _channel_defer(channel: Channel, *, until: Any) -> None:
-    # More calls during a throttle only grow the count: hold the channel's other work too.
+def _publications_defer(*, channel: Channel, until: datetime) -> None:
     Publication.objects.filter(channel=channel, status=Status.SCHEDULED, scheduled_for__lt=until).update(
         scheduled_for=until, updated_at=timezone.now()
-    )
-
-
-def _channel_needs_reconnect(channel: Channel, reason: str) -> None:
-    # Conditional, so a reconnect that has just landed is not overwritten by a stale failure.
-    Channel.objects.filter(pk=channel.pk, status=Channel.Status.CONNECTED).update(
-        status=Channel.Status.NEEDS_RECONNECT, status_reason=reason[:500]
     )
 
 

@@ -29,7 +29,7 @@ from django.utils import timezone
 from publish.errors import NeedsReconnect, NotVisibleYet, PlatformError, Throttled
 from publish.models import Channel, Publication, PublishAttempt
 from publish.providers.base import Provider, RecentPost
-from publish.services import provider_build
+from publish.services import channel_defer, channel_mark_needs_reconnect, provider_build
 from reconcile.models import EngagementSnapshot
 
 logger = logging.getLogger(__name__)
@@ -57,6 +57,8 @@ def publication_reconcile(*, publication_id: int) -> Publication:
     publication = Publication.objects.select_related("channel").get(pk=publication_id)
     if publication.status not in {Status.PUBLISHED, Status.UNKNOWN}:
         return publication
+    if _channel_held(publication):
+        return publication
     if not _read_claim(publication):
         return publication
     try:
@@ -76,6 +78,7 @@ def publications_reconcile_due() -> dict[str, int]:
     due_ids = list(
         Publication.objects.filter(status__in=[Status.PUBLISHED, Status.UNKNOWN])
         .filter(Q(last_read_at__isnull=True) | Q(last_read_at__lte=due_before))
+        .exclude(channel__throttled_until__gt=now)
         .order_by(F("last_read_at").asc(nulls_first=True), "pk")
         .values_list("pk", flat=True)[:SWEEP_BATCH]
     )
@@ -108,17 +111,27 @@ def landed_recheck() -> dict[str, int]:
         Publication.objects.filter(status=Status.LANDED, landed_at__lte=now - RECHECK_AFTER)
         # Not yet re-read since landing (the landing read sets last_read_at ≈ landed_at).
         .filter(Q(last_read_at__isnull=True) | Q(last_read_at__lt=F("landed_at") + timedelta(hours=1)))
+        .exclude(channel__throttled_until__gt=now)
         .select_related("channel")
         .order_by("landed_at")[:SWEEP_BATCH]
     )
     counts = {"checked": 0, "live": 0, "vanished": 0, "errors": 0}
+    refused: set[int] = set()
     for publication in candidates:
+        if publication.channel_id in refused:
+            continue
         counts["checked"] += 1
         try:
             provider = provider_build(channel=publication.channel)
             read = provider.read_back(post_id=publication.platform_post_id)
         except NotVisibleYet:
             read = None
+        except (NeedsReconnect, Throttled) as exc:
+            # Not evidence about the post: the channel cannot be read now.
+            _channel_refused(publication.channel, exc)
+            refused.add(publication.channel_id)
+            counts["errors"] += 1
+            continue
         except Exception:
             logger.warning("landed recheck could not read publication %s", publication.pk)
             counts["errors"] += 1
@@ -145,13 +158,22 @@ def engagement_fetch() -> dict[str, int]:
     recent = (
         Publication.objects.filter(status=Status.LANDED, landed_at__gte=now - ENGAGEMENT_WINDOW)
         .exclude(engagement__fetched_at__gte=now - ENGAGEMENT_EVERY)
+        .exclude(channel__throttled_until__gt=now)
         .select_related("channel")
         .order_by("landed_at")[:SWEEP_BATCH]
     )
     counts = {"fetched": 0, "errors": 0}
+    refused: set[int] = set()
     for publication in recent:
+        if publication.channel_id in refused:
+            continue
         try:
             numbers = provider_build(channel=publication.channel).engagement(post_id=publication.platform_post_id)
+        except (NeedsReconnect, Throttled) as exc:
+            _channel_refused(publication.channel, exc)
+            refused.add(publication.channel_id)
+            counts["errors"] += 1
+            continue
         except Exception:
             logger.warning("engagement fetch failed for publication %s", publication.pk)
             counts["errors"] += 1
@@ -343,15 +365,26 @@ def _read_missed(publication: Publication, *, reason: str) -> Publication:
 
 def _read_blocked(publication: Publication, exc: PlatformError) -> Publication:
     """The read could not be made (dead token, throttle): it does not count as a miss."""
-    if isinstance(exc, NeedsReconnect):
-        Channel.objects.filter(pk=publication.channel_id, status=Channel.Status.CONNECTED).update(
-            status=Channel.Status.NEEDS_RECONNECT, status_reason=f"the platform rejected the token: {exc}"[:500]
-        )
+    _channel_refused(publication.channel, exc)
     Publication.objects.filter(pk=publication.pk, status=publication.status, read_count__gt=0).update(
         read_count=F("read_count") - 1
     )
     publication.refresh_from_db()
     return publication
+
+
+def _channel_refused(channel: Channel, exc: PlatformError) -> None:
+    """A dead token or a throttle belongs to the channel, whichever read met it."""
+    if isinstance(exc, NeedsReconnect):
+        channel_mark_needs_reconnect(channel=channel, reason=f"the platform rejected the token: {exc}")
+    elif isinstance(exc, Throttled):
+        # Reads count against the same budget as writes: hold the whole channel.
+        channel_defer(channel=channel, until=timezone.now() + timedelta(seconds=exc.retry_after_s))
+
+
+def _channel_held(publication: Publication) -> bool:
+    held_until = publication.channel.throttled_until
+    return held_until is not None and held_until > timezone.now()
 
 
 def _note(publication: Publication, *, reason: str) -> Publication:

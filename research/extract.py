@@ -80,7 +80,7 @@ def article_extract_bytes(body: bytes, *, url: str) -> Extraction:
         title=(data.get("title") or "")[:1000],
         author=(data.get("author") or "")[:300],
         published_at=_date(data.get("date")),
-        lead_image_url=urljoin(url, image)[:2000] if image else "",
+        lead_image_url=_image_url(url, image),
     )
     if len(text) < MIN_TEXT_CHARS:
         return Extraction(
@@ -111,6 +111,20 @@ def og_image(body: bytes) -> str:
         return ""
     content = _CONTENT.search(tag.group(0))
     return content.group(1).decode("utf-8", "replace").strip() if content else ""
+
+
+def _image_url(page_url: str, image: str | None) -> str:
+    """The lead image as an absolute http(s) URL we can store, or "" (a page's markup is
+    not to be trusted: ``http://[oops`` makes urljoin raise)."""
+    if not image:
+        return ""
+    try:
+        absolute = urljoin(page_url, image.strip())
+    except ValueError:
+        return ""
+    if not absolute.startswith(("http://", "https://")) or len(absolute) > 2000:
+        return ""
+    return absolute
 
 
 def _date(value: str | None) -> datetime | None:

@@ -20,6 +20,12 @@ from research.models import ErrorKind
 _ENTITY_DECLARATION = re.compile(rb"<!ENTITY", re.IGNORECASE)
 _OPML_MAX_BYTES = 1024 * 1024
 _OPML_MAX_FEEDS = 500
+# Longest link we store (Article.canonical_url); a longer one is skipped, never cut, as a
+# cut URL would be a different page.
+MAX_URL_CHARS = 2000
+# The lenient parser passes character references XML forbids (``&#0;``) through as text;
+# PostgreSQL refuses NUL in text, and no title or link needs C0 controls.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ def feed_parse(body: bytes, *, base_url: str) -> ParsedFeed:
             raise FeedParseError(ErrorKind.PARSE, f"not a readable RSS or Atom feed ({problem})")
         raise FeedParseError(ErrorKind.EMPTY, "feed has no entries with links")
     return ParsedFeed(
-        title=str(parsed.feed.get("title", ""))[:300], version=version, entries=entries, recovered=malformed
+        title=_text(parsed.feed.get("title"))[:300], version=version, entries=entries, recovered=malformed
     )
 
 
@@ -78,7 +84,7 @@ def _is_xml_error(exc: object) -> bool:
 
 def _entry(raw: feedparser.FeedParserDict, *, base_url: str) -> FeedEntry | None:
     link = str(raw.get("link") or "").strip()
-    if not link:
+    if not link or _CONTROL.search(link):
         return None
     try:
         url = urljoin(base_url, link)
@@ -86,18 +92,25 @@ def _entry(raw: feedparser.FeedParserDict, *, base_url: str) -> FeedEntry | None
             return None
     except ValueError:
         return None  # e.g. a malformed IPv6 literal: not a link we could ever fetch
-    if not url.startswith(("http://", "https://")):
+    if not url.startswith(("http://", "https://")) or len(url) > MAX_URL_CHARS:
         return None
     published = raw.get("published_parsed") or raw.get("updated_parsed")
-    published_at = datetime.fromtimestamp(calendar.timegm(published), tz=UTC) if published else None
+    try:
+        published_at = datetime.fromtimestamp(calendar.timegm(published), tz=UTC) if published else None
+    except (ValueError, OverflowError, OSError):
+        published_at = None  # a date outside what datetime holds ("0000-01-01"): no date
     return FeedEntry(
-        entry_id=str(raw.get("id") or "")[:1000],
-        url=url[:2000],
-        title=str(raw.get("title") or "")[:1000],
-        summary=str(raw.get("summary") or "")[:5000],
-        author=str(raw.get("author") or "")[:300],
+        entry_id=_text(raw.get("id"))[:1000],
+        url=url,
+        title=_text(raw.get("title"))[:1000],
+        summary=_text(raw.get("summary"))[:5000],
+        author=_text(raw.get("author"))[:300],
         published_at=published_at,
     )
+
+
+def _text(value: object) -> str:
+    return _CONTROL.sub("", str(value or ""))
 
 
 @dataclass(frozen=True)

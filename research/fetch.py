@@ -357,8 +357,8 @@ _resolver_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="research-
 
 
 def _resolve_within(host: str, port: int, *, deadline: float, resolve: Resolver) -> list[str]:
-    host = unquote(host).strip("[]")
-    future = _resolver_pool.submit(resolve, host, port)
+    # Messages name the host as the URL spells it: decoded, it may hold a NUL or a newline.
+    future = _resolver_pool.submit(resolve, unquote(host).strip("[]"), port)
     try:
         return future.result(timeout=max(0.0, deadline - time.monotonic()))
     except FutureTimeout as exc:

@@ -24,7 +24,7 @@ from research import industries
 from research.dedupe import FingerprintIndex, canonical_url, fingerprint
 from research.errors import FeedParseError, FetchError, InvalidSourceUrl
 from research.extract import article_extract_bytes
-from research.feeds import ParsedFeed, feed_parse, opml_parse
+from research.feeds import MAX_URL_CHARS, ParsedFeed, feed_parse, opml_parse
 from research.fetch import FetchResult, Purpose, fetch_url, parse_target
 from research.models import Article, ErrorKind, ResearchRun, Source, Subscription
 
@@ -207,7 +207,15 @@ def sources_fetch(*, sources: list[Source]) -> list[SourceOutcome]:
     by_id = {source.pk: source for source in sources}
     outcomes = []
     for fetched in _in_threads(_feed_fetch, sources):
-        outcomes.append(source_record_fetch(source=by_id[fetched.source_id], fetched=fetched))
+        source = by_id[fetched.source_id]
+        try:
+            outcomes.append(source_record_fetch(source=source, fetched=fetched))
+        except Exception:
+            # Whatever a hostile feed slipped past parsing (its writes are rolled back with
+            # the failed transaction) must cost that source, not every account's night.
+            logger.exception("unexpected error recording source %s", source.pk)
+            internal = FetchError(ErrorKind.INTERNAL, "unexpected error while storing the feed's entries")
+            outcomes.append(source_record_fetch(source=source, fetched=FeedFetch(source_id=source.pk, error=internal)))
     return outcomes
 
 
@@ -229,6 +237,10 @@ def _feed_fetch(source: Source) -> FeedFetch:
         return FeedFetch(source_id=source.pk, result=result, feed=feed_parse(result.body, base_url=result.url))
     except FeedParseError as exc:
         return FeedFetch(source_id=source.pk, result=result, error=exc)
+    except Exception:
+        logger.exception("unexpected error parsing source %s", source.pk)
+        error = FeedParseError(ErrorKind.INTERNAL, "unexpected error while reading the feed")
+        return FeedFetch(source_id=source.pk, result=result, error=error)
 
 
 @transaction.atomic
@@ -283,7 +295,8 @@ def _articles_store(*, source: Source, feed: ParsedFeed) -> list[int]:
     entries = sorted(feed.entries, key=lambda e: e.published_at.timestamp() if e.published_at else 0.0, reverse=True)[
         : settings.RESEARCH_MAX_ARTICLES_PER_FEED
     ]
-    by_url = {canonical_url(entry.url): entry for entry in entries}
+    # Canonicalising re-encodes the query, which can lengthen a link past what we store.
+    by_url = {url: entry for entry in entries if len(url := canonical_url(entry.url)) <= MAX_URL_CHARS}
     entry_ids = [entry.entry_id for entry in entries if entry.entry_id]
     # An entry id is only unique within its feed: a known id from this source is the same
     # story even if its link changed (new tracking parameters, moved URL).
@@ -349,7 +362,13 @@ def articles_extract(*, articles: Iterable[Article]) -> dict[str, int]:
         sources_of.setdefault(article_id, []).append(source_id)
     done: list[Article] = []
     for article, page in _in_threads(_page_fetch, articles):
-        article_apply_extraction(article=article, page=page, known_fingerprints=known)
+        try:
+            article_apply_extraction(article=article, page=page, known_fingerprints=known)
+        except Exception:
+            # One page that trips a bug must not stop the run (and its ResearchRuns).
+            logger.exception("unexpected error extracting article %s", article.pk)
+            internal = FetchError(ErrorKind.INTERNAL, "unexpected error while extracting")
+            article_apply_extraction(article=article, page=internal, known_fingerprints=known)
         counts[article.extraction_status] += 1
         counts["duplicates"] += 1 if article.duplicate_of_id else 0
         done.append(article)

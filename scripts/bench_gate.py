@@ -5,7 +5,8 @@
 
 The article is the labelled set's bodies (tests/data/gate) joined until it has --words
 words. Each draft is a realistic post: three sentences quoted or trimmed from across the
-article, hashtags and a call to action, and in every other draft one invented claim. The
+article, the account's learned sign-off, hashtags and a call to action, and in every other
+draft one invented claim; the gate gets the account's names and sign-offs as draft_gate does. The
 baseline is reading the article only (splitting and tokenising it once), the floor every
 draft pays; the gate's time is reported per draft and as a ratio to that baseline. No
 Django, no database, no LLM: the gate is pure.
@@ -34,10 +35,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from posting.gate import lexicon, text  # noqa: E402
-from posting.gate.core import SourceText, gate_evaluate, sentences_split  # noqa: E402
+from posting.gate.core import GateResult, SourceText, gate_evaluate, sentences_split  # noqa: E402
 from posting.gate.evaluation import labelled_set_load  # noqa: E402
 
 TARGET_MS = 20.0
+# What draft_gate passes for a real account: its names and the sign-offs its voice learned.
+OWN_NAMES = ("Harbour Bikes", "@harbourbikes")
+SIGN_OFFS = ("Ride safe - Dave and the Harbour Bikes crew",)
 
 
 def main() -> int:
@@ -52,17 +56,17 @@ def main() -> int:
     drafts = _drafts(body, options.drafts, random.Random(options.seed))
 
     # Warm up imports and regex caches so neither side pays them in the measurement.
-    gate_evaluate(text=drafts[0], title=title, body=body)
+    _gate(drafts[0], title, body)
 
     rotated = [_rotate(body, index) for index in range(len(drafts))]
 
     baseline = _timed(lambda _: SourceText.build(title=title, body=body), len(drafts))
-    warm = _timed(lambda index: gate_evaluate(text=drafts[index], title=title, body=body), len(drafts))
-    moving = _timed(lambda index: gate_evaluate(text=drafts[index], title=title, body=rotated[index]), len(drafts))
+    warm = _timed(lambda index: _gate(drafts[index], title, body), len(drafts))
+    moving = _timed(lambda index: _gate(drafts[index], title, rotated[index]), len(drafts))
     cold = _timed(lambda index: _cold_gate(drafts[index], title, rotated[index]), len(drafts))
     verdicts: dict[str, int] = {}
     for draft in drafts:
-        verdict = gate_evaluate(text=draft, title=title, body=body).verdict
+        verdict = _gate(draft, title, body).verdict
         verdicts[verdict] = verdicts.get(verdict, 0) + 1
 
     result = {
@@ -101,10 +105,14 @@ def _rotate(body: str, index: int) -> str:
     return "\n\n".join([*turned[1:], turned[len(turned) // 2]])
 
 
+def _gate(draft: str, title: str, body: str) -> GateResult:
+    return gate_evaluate(text=draft, title=title, body=body, own_names=OWN_NAMES, sign_offs=SIGN_OFFS)
+
+
 def _cold_gate(draft: str, title: str, body: str) -> object:
     for cached in (text._classify, text._bare, lexicon.stem):
         cached.cache_clear()
-    return gate_evaluate(text=draft, title=title, body=body)
+    return _gate(draft, title, body)
 
 
 def _article(words: int) -> tuple[str, str]:
@@ -137,7 +145,7 @@ def _drafts(body: str, count: int, rng: random.Random) -> list[str]:
             ]
         )
         claims = [*trimmed, invented] if index % 2 else trimmed
-        drafts.append(" ".join(claims) + " Read more: https://example.com/story #local #news")
+        drafts.append(" ".join(claims) + f"\n\n{SIGN_OFFS[0]}\nRead more: https://example.com/story #local #news")
     return drafts
 
 

@@ -1,10 +1,11 @@
 """Benchmark the research stage against bare trafilatura in the same process.
 
-    make bench-research                      # 200 feeds x 5 pages, 1,000 accounts
+    make bench-research                      # 200 feeds x 5 pages, 1,000 accounts x 10 feeds
     .venv/bin/python scripts/bench_research.py --feeds 50 --pages 4 --accounts 200
 
 Serves N feeds x M article pages (the twelve real pages in demo/articles, reused) from a
-local StaticSiteServer, subscribes A accounts to 3 feeds each, runs research_run_all()
+local StaticSiteServer, subscribes A accounts to F feeds each (10 by default: the issue's
+"10,000 subscriptions, 200 fetches"), runs research_run_all()
 (fetch, parse, store, fetch pages, extract, fingerprint, dedupe, one ResearchRun per
 account) on a throwaway database, then runs bare ``trafilatura.extract`` with the same
 options over the same page bytes. Prints articles per second for both, their ratio, and
@@ -47,7 +48,6 @@ from research.devserver import StaticSiteServer  # noqa: E402
 from research.models import Article, ResearchRun, Source, Subscription  # noqa: E402
 
 PAGES = sorted((ROOT / "demo" / "articles").glob("*.html"))
-FEEDS_PER_ACCOUNT = 3
 
 
 def main() -> None:
@@ -55,6 +55,7 @@ def main() -> None:
     parser.add_argument("--feeds", type=int, default=200)
     parser.add_argument("--pages", type=int, default=5, help="article pages per feed")
     parser.add_argument("--accounts", type=int, default=1000)
+    parser.add_argument("--feeds-per-account", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -62,14 +63,16 @@ def main() -> None:
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     try:
-        report = bench(feeds=args.feeds, pages=args.pages, accounts=args.accounts)
+        report = bench(
+            feeds=args.feeds, pages=args.pages, accounts=args.accounts, feeds_per_account=args.feeds_per_account
+        )
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
     if args.json:
         print(json.dumps(report))
         return
     print(f"feeds x pages        : {report['feeds']} x {report['pages_per_feed']} = {report['articles']} articles")
-    print(f"accounts             : {report['accounts']} ({FEEDS_PER_ACCOUNT} feeds each)")
+    print(f"accounts             : {report['accounts']} ({report['subscriptions']} subscriptions)")
     print(f"feed fetches         : {report['feed_fetches']} (one per unique feed)")
     print(f"page fetches         : {report['page_fetches']}")
     print(f"research stage       : {report['stage_s']:.2f} s, {report['stage_articles_per_s']:.1f} articles/s")
@@ -84,7 +87,7 @@ def main() -> None:
     )
 
 
-def bench(*, feeds: int, pages: int, accounts: int) -> dict[str, float | int]:
+def bench(*, feeds: int, pages: int, accounts: int, feeds_per_account: int) -> dict[str, float | int]:
     # The site runs in its own process: it stands for the internet, and its request
     # handling must not compete for this process's GIL with the stage being measured.
     ready: multiprocessing.Queue = multiprocessing.Queue()
@@ -109,11 +112,11 @@ def bench(*, feeds: int, pages: int, accounts: int) -> dict[str, float | int]:
 
     sources = Source.objects.bulk_create([Source(url=f"{base}/feeds/{feed}.rss") for feed in range(feeds)])
     account_rows = Account.objects.bulk_create([Account(name=f"Bench {n}", slug=f"bench-{n}") for n in range(accounts)])
-    Subscription.objects.bulk_create(
+    subscriptions = Subscription.objects.bulk_create(
         [
             Subscription(account=account, source=sources[(n + k) % feeds])
             for n, account in enumerate(account_rows)
-            for k in range(min(FEEDS_PER_ACCOUNT, feeds))
+            for k in range(min(feeds_per_account, feeds))
         ]
     )
 
@@ -145,6 +148,7 @@ def bench(*, feeds: int, pages: int, accounts: int) -> dict[str, float | int]:
         "pages_per_feed": pages,
         "articles": extracted,
         "accounts": accounts,
+        "subscriptions": len(subscriptions),
         "research_runs": ResearchRun.objects.count(),
         "feed_fetches": feed_fetches,
         "page_fetches": page_fetches,

@@ -4,13 +4,15 @@ How a draft is judged (DESIGN.md lesson 5: the full source text, never the headl
 
 1. The source is split into numbered sentences: 0 is the headline, 1.. the body.
 2. The draft is split into sentences. Hashtags, @mentions, links, emoji, calls to action
-   ("Read more", "Link in bio", "What do you think?") and the account's own names and
-   handles are removed. What is left is a *claim* if it has substance: a number, date,
-   name or superlative, or at least three content words. Own names are not claims on
-   their own, but a fact attached to them ("We at Harbour Bikes have 20 years of
-   experience") is a claim like any other and needs the article's support, and a
-   first-person statement must be covered word for word, because an article about the
-   industry cannot vouch for the business that posts it.
+   ("Read more", "Link in bio", "What do you think?"), the sign-offs learned from the
+   account's past posts (written word for word) and the account's own names and handles
+   are removed. What is left is a *claim* if it has substance: a number, date, name or
+   superlative, or at least three content words. Own names are not claims on their own,
+   but a fact attached to them ("We at Harbour Bikes have 20 years of experience") is a
+   claim like any other and needs the article's support, and a first-person statement
+   must be covered word for word, because an article about the industry cannot vouch for
+   the business that posts it. A claim whose subject is the business ("We supplied...")
+   is unsupported when the article never names the business, however well its words match.
 3. Each claim's evidence is found with BM25 over the sentences (and pairs of sentences,
    for a claim that joins two facts), reranked by how much of the claim each covers. A
    sentence of two clauses ("A asked for 7%, while B offered 4%") is checked clause by
@@ -134,7 +136,13 @@ def gate_evaluate(
             claims=[],
             reason="Nothing checkable: the draft makes no factual claim (only hype, hashtags or calls to action).",
         )
-    results = [_claim_judge(claim, source, judge) for claim in claims]
+    business_named = _names_business(f"{title}\n{body}", own_names)
+    results = [
+        _business_claim_judge(claim, source)
+        if claim.business_subject and not business_named
+        else _claim_judge(claim, source, judge)
+        for claim in claims
+    ]
     failing = [result for result in results if not result.supported]
     if failing:
         details = "; ".join(f'"{_shorten(result.text)}": {result.reason}' for result in failing)
@@ -157,6 +165,8 @@ class Claim:
     about_business: bool
     # "A asked for 7%, while B offered 4%" is two claims: each clause needs its own support.
     clauses: tuple[Claim, ...] = ()
+    # The business is who the claim is about ("We supplied...", "Harbour Bikes supplied...").
+    business_subject: bool = False
 
 
 def claims_split(
@@ -188,9 +198,29 @@ def claims_split(
                 tokens=tuple(tokens),
                 about_business=about_business,
                 clauses=clauses if len(clauses) > 1 else (),
+                business_subject=_business_is_subject(raw_sentence, own_names),
             )
         )
     return claims
+
+
+def _business_is_subject(sentence: str, own_names: Sequence[str]) -> bool:
+    """The sentence opens with the business: "We...", "Our team...", "Harbour Bikes...",
+    "At Harbour Bikes we..."."""
+    opening = CTA_LEAD.sub("", sentence.strip()).lstrip(DASHES).lower()
+    opening = re.sub(r"^(?:here |all of us )?at ", "", opening)
+    if re.match(r"(?:we|i|our|my)\b", opening):
+        return True
+    return any(opening.startswith(name) for name in _own_name_forms(own_names))
+
+
+def _names_business(text: str, own_names: Sequence[str]) -> bool:
+    lowered = text.lower()
+    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", lowered) for name in _own_name_forms(own_names))
+
+
+def _own_name_forms(own_names: Sequence[str]) -> list[str]:
+    return [form for name in own_names if (form := name.strip().lstrip("@#").lower())]
 
 
 def _strip_decorations(text: str) -> str:
@@ -383,6 +413,22 @@ def _claim_judge(claim: Claim, source: SourceText, judge: Judge | None) -> Claim
             )
         evidence.extend(item for item in clause_result.evidence if item not in evidence)
     return ClaimResult(text=claim.text, supported=True, evidence=evidence, reason=result.reason)
+
+
+def _business_claim_judge(claim: Claim, source: SourceText) -> ClaimResult:
+    """An article that never names the business cannot say what the business did: "We
+    supplied 40 loan bikes" is someone else's news with the business made its subject. The
+    gate's own checks run first only so that a wrong number is reported as such; no judge
+    is asked, as no answer could make the claim supported."""
+    result = _claim_judge(claim, source, None)
+    if not result.supported:
+        return result
+    return ClaimResult(
+        text=claim.text,
+        supported=False,
+        evidence=result.evidence,
+        reason="A statement about the business itself that the article does not make (it never names the business).",
+    )
 
 
 def _claim_judge_one(claim: Claim, source: SourceText, judge: Judge | None) -> ClaimResult:

@@ -56,7 +56,7 @@ def voice_import(*, account: Account, platform: str, posts: list[dict[str, Any]]
     existing = set(PastPost.objects.filter(account=account, platform=platform).values_list("text", flat=True))
     new: list[PastPost] = []
     for post in posts:
-        text = str(post.get("text") or "").strip()
+        text = _storable(str(post.get("text") or "")).strip()
         if not text or text in existing:
             continue
         existing.add(text)
@@ -162,3 +162,9 @@ def _style_guide(*, account: Account, platform: str, texts: list[str], stats: di
         return ""
     guide = result.data.get("style_guide")
     return guide.strip()[:2000] if isinstance(guide, str) else ""
+
+
+def _storable(text: str) -> str:
+    """The text without what PostgreSQL refuses to store (NUL bytes, lone UTF-16 surrogates
+    from a JSON "\\ud83d"): one odd character must not turn an upload into a server error."""
+    return text.replace("\x00", "").encode("utf-8", "ignore").decode("utf-8")

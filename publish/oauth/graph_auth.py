@@ -203,15 +203,19 @@ def _call(
     headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
     # `from None` everywhere: requests' exception text (and its chained cause) holds the URL.
     try:
-        response = requests.request(
-            method,
-            url,
-            params=params,
-            data=data,
-            headers=headers,
-            timeout=settings.GRAPH_TIMEOUT_S,
-            allow_redirects=False,
-        )
+        with requests.Session() as session:
+            # Talk to the configured base URL only: no proxy or netrc credentials from the
+            # environment may see the client secret or a token (as in publish.graph).
+            session.trust_env = False
+            response = session.request(
+                method,
+                url,
+                params=params,
+                data=data,
+                headers=headers,
+                timeout=settings.GRAPH_TIMEOUT_S,
+                allow_redirects=False,
+            )
     except requests.Timeout:
         raise GraphAuthError(f"Graph {method} /{_shape(path)} timed out") from None
     except requests.RequestException as exc:

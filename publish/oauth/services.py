@@ -41,6 +41,7 @@ from publish.oauth.errors import (
     PermissionsDeclined,
     PlatformUnavailable,
 )
+from publish.services import channel_mark_needs_reconnect
 
 logger = logging.getLogger(__name__)
 
@@ -248,8 +249,9 @@ def channels_check_tokens() -> dict[str, int]:
         try:
             check = graph_auth.token_debug(token=token_decrypt(channel.token_ciphertext))
         except TokenDecryptError:
-            counts["needs_reconnect"] += _channel_needs_reconnect(
-                channel, reason="The stored token cannot be read with the configured keys; reconnect to renew it."
+            counts["needs_reconnect"] += channel_mark_needs_reconnect(
+                channel=channel,
+                reason="The stored token cannot be read with the configured keys; reconnect to renew it.",
             )
             continue
         except GraphAuthError as exc:
@@ -258,7 +260,7 @@ def channels_check_tokens() -> dict[str, int]:
             continue
         Channel.objects.filter(pk=channel.pk).update(token_checked_at=now, token_expires_at=check.expires_at)
         if not check.is_valid or (check.expires_at is not None and check.expires_at <= now):
-            counts["needs_reconnect"] += _channel_needs_reconnect(channel, reason=_rejection_reason(check))
+            counts["needs_reconnect"] += channel_mark_needs_reconnect(channel=channel, reason=_rejection_reason(check))
             continue
         counts["valid"] += 1
         if check.expires_at is not None and check.expires_at <= now + TOKEN_EXPIRY_WARNING:
@@ -372,13 +374,6 @@ def _channel_bind(*, account: Account, platform: str, external_id: str, name: st
         },
     )
     return channel
-
-
-def _channel_needs_reconnect(channel: Channel, *, reason: str) -> int:
-    # Conditional: a reconnect that just landed must not be overwritten by a stale check.
-    return Channel.objects.filter(pk=channel.pk, status=Channel.Status.CONNECTED).update(
-        status=Channel.Status.NEEDS_RECONNECT, status_reason=reason[:500]
-    )
 
 
 def _rejection_reason(check: graph_auth.TokenCheck) -> str:

@@ -7,7 +7,9 @@ import gzip
 import hashlib
 import hmac
 import json
+import socket
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -247,6 +249,36 @@ def test_watchdogs_racing_to_open_the_same_alarm_open_it_once(account: Account) 
     assert sorted(results) == [False, False, False, True]
     assert Alarm.objects.count() == 1
     assert len(mail.outbox) == 1
+
+
+@pytest.fixture
+def silent_smtp_port() -> Iterator[int]:
+    """A local port that accepts connections and never says a word, like a hung mail server."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    yield listener.getsockname()[1]
+    listener.close()
+
+
+def test_a_hung_mail_server_is_recorded_as_a_failed_notification_not_waited_on_forever(
+    account: Account, settings, silent_smtp_port: int
+) -> None:
+    # given email going to an SMTP server that accepts the connection and never greets
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = silent_smtp_port
+    settings.EMAIL_TIMEOUT = 0.5
+
+    # when an alarm opens, then the send gives up and says why on the alarm
+    alarm, created = alarm_open(kind="nothing_landed", account=account, details={})
+
+    alarm.refresh_from_db()
+    assert created
+    # smtplib reports a greeting that never came as the server having disconnected.
+    assert alarm.last_notify_error in {"email: TimeoutError", "email: SMTPServerDisconnected"}
+    # Nothing reached the operator, so the next tick tries again.
+    assert alarm.last_notified_at is None
 
 
 @override_settings(OPERATOR_EMAILS=[], ALARM_WEBHOOK_URL="", SENTRY_DSN="")

@@ -10,13 +10,17 @@ import os
 import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 import redis
 import time_machine
 from django.conf import settings
+from django.core.wsgi import get_wsgi_application
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -68,8 +72,10 @@ BAD_AUTH = {
 }
 
 
-def test_the_resolver_walk_finds_one_cron_route_per_registered_job() -> None:
-    assert sorted(f"/cron/{job.name}/" for job in JOBS) == CRON_ROUTES
+def test_the_resolver_walk_finds_the_cron_routes_of_every_registered_job() -> None:
+    # Each job answers with and without the trailing slash (no 301 before authentication).
+    expected = [f"/cron/{job.name}/" for job in JOBS] + [f"/cron/{job.name}" for job in JOBS]
+    assert sorted(expected) == CRON_ROUTES
 
 
 @pytest.mark.django_db
@@ -85,6 +91,42 @@ def test_every_cron_route_refuses_bad_auth_and_enqueues_nothing(
     assert response["WWW-Authenticate"].startswith("Bearer")
     assert not JobRun.objects.exists()
     assert callbacks == []
+    assert queued_messages(broker) == 0
+
+
+@pytest.fixture
+def wsgi_server() -> Iterator[tuple[str, int]]:
+    """The project's WSGI application behind a real HTTP server, so headers arrive as bytes
+    decoded by the server (the test Client hands the view Python strings directly)."""
+    server = make_server("127.0.0.1", 0, get_wsgi_application(), handler_class=_QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield server.server_address[0], server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("raw", ["Bearer caf\u00e9".encode() + SECRET.encode(), b"Bearer \xff\xfe" + SECRET.encode()])
+def test_raw_non_ascii_bytes_in_the_header_over_real_http_answer_401_not_500(
+    raw: bytes, wsgi_server: tuple[str, int], broker: redis.Redis
+) -> None:
+    host, port = wsgi_server
+    request = (
+        b"POST /cron/publish_due/ HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nAuthorization: "
+        + raw
+        + b"\r\n\r\n"
+    )
+    with socket.create_connection((host, port), timeout=10) as conn:
+        conn.sendall(request)
+        status_line = conn.makefile("rb").readline()
+    assert status_line.split()[1] == b"401"
+    assert not JobRun.objects.exists()
     assert queued_messages(broker) == 0
 
 
@@ -108,7 +150,7 @@ def test_every_cron_route_answers_get_with_405(route: str) -> None:
 
 
 @pytest.mark.django_db
-@override_settings(CRON_SECRET="", CRON_SECRET_NEXT="")
+@override_settings(DEBUG=True, CRON_SECRET="", CRON_SECRET_NEXT="")
 @pytest.mark.parametrize("header", ["Bearer ", "Bearer None", f"Bearer {SECRET}"])
 def test_with_no_secret_configured_every_call_is_refused(header: str, broker: redis.Redis) -> None:
     for route in CRON_ROUTES:
@@ -117,7 +159,7 @@ def test_with_no_secret_configured_every_call_is_refused(header: str, broker: re
 
 
 @pytest.mark.django_db
-@override_settings(CRON_SECRET="short", CRON_SECRET_NEXT="")
+@override_settings(DEBUG=True, CRON_SECRET="short", CRON_SECRET_NEXT="")
 def test_a_short_secret_opens_nothing_even_with_debug_on() -> None:
     assert Client().post("/cron/publish_due/", HTTP_AUTHORIZATION="Bearer short").status_code == 401
 

@@ -153,10 +153,41 @@ def test_an_account_whose_latest_research_run_yielded_nothing_alarms_until_one_d
 
     watchdog_research()
     assert open_alarms(Kind.RESEARCH_STARVED) == {(Kind.RESEARCH_STARVED, "")}
+    assert Alarm.objects.get(kind=Kind.RESEARCH_STARVED).details["reason"] == "no_usable_articles"
 
     ResearchRun.objects.create(account=account, finished_at=T0 + timedelta(hours=3), usable_articles=2)
     watchdog_research()
     assert open_alarms(Kind.RESEARCH_STARVED) == set()
+
+
+def test_a_subscribed_account_with_no_research_run_past_the_jobs_period_and_grace_alarms(account: Account) -> None:
+    research = job_get("research_feeds")
+    overdue = research.period + research.grace
+    # given an account subscribed at T0 that the research run never served
+    with time_machine.travel(T0, tick=False):
+        subscribed_source(account)
+
+    with time_machine.travel(T0 + overdue, tick=False):
+        watchdog_research()
+    assert open_alarms(Kind.RESEARCH_STARVED) == set()
+
+    with time_machine.travel(T0 + overdue + timedelta(seconds=1), tick=False):
+        watchdog_research()
+    alarm = Alarm.objects.get(kind=Kind.RESEARCH_STARVED, resolved_at__isnull=True)
+    assert alarm.details["reason"] == "no_recent_run"
+    assert alarm.details["run_id"] is None
+
+    # when a run finally serves it with usable articles, the alarm resolves
+    later = T0 + overdue + timedelta(minutes=5)
+    with time_machine.travel(later, tick=False):
+        ResearchRun.objects.create(account=account, finished_at=later, new_articles=3, usable_articles=3)
+        watchdog_research()
+    assert open_alarms(Kind.RESEARCH_STARVED) == set()
+
+    # and a run that was fine but is now older than period + grace alarms again
+    with time_machine.travel(later + overdue + timedelta(seconds=1), tick=False):
+        watchdog_research()
+    assert open_alarms(Kind.RESEARCH_STARVED) == {(Kind.RESEARCH_STARVED, "")}
 
 
 @override_settings(WATCHDOG_SOURCE_MAX_FAILURES=3)
@@ -237,6 +268,23 @@ def test_a_change_of_the_llm_key_in_use_alarms() -> None:
         watchdog_gate_llm()
     alarm = Alarm.objects.get(kind=Kind.LLM_KEY_CHANGED)
     assert alarm.details["key_fingerprints"] == ["sha256:aaaa", "sha256:bbbb"]
+
+    # Once the old key is out of the comparison window the new key is the norm: resolved.
+    with time_machine.travel(T0 + timedelta(hours=24, seconds=1), tick=False):
+        llm_calls(1, key_fingerprint="sha256:bbbb")
+        watchdog_gate_llm()
+    assert open_alarms(Kind.LLM_KEY_CHANGED) == set()
+
+
+def test_a_change_of_the_llm_organisation_alarms() -> None:
+    with time_machine.travel(T0, tick=False):
+        llm_calls(1, organization="org-landed")
+        llm_calls(1, organization="org-someone-else")
+        watchdog_gate_llm()
+    assert Alarm.objects.get(kind=Kind.LLM_KEY_CHANGED).details["organizations"] == [
+        "org-landed",
+        "org-someone-else",
+    ]
 
 
 # --- Publishing ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 
 from posting.gate.evaluation import GATES, labelled_set_load, score_articles, target_failures
 from posting.gate.services import draft_gate, drafts_gate_pending
-from posting.models import Account, Draft
+from posting.models import Account, Draft, VoiceProfile
 from research.models import Article
 from tests import factories
 
@@ -160,3 +160,58 @@ def test_the_gate_meets_its_targets_on_the_labelled_set() -> None:
     assert score.no_substance_posts >= 40
     # The headline-only gate, the failure this design exists for, stays far below.
     assert score_articles(articles, GATES["headline_only"]).balanced_accuracy < 0.6
+
+
+@pytest.mark.django_db
+def test_the_accounts_name_is_not_a_claim_even_when_it_lists_no_other_names(account: Account) -> None:
+    # The fixture account is called "Harbour Bikes" and lists no own_names.
+    draft = drafted(account, "The new shop employs 12 mechanics.\n\nRide safe, the Harbour Bikes crew")
+
+    assert draft_gate(draft_id=draft.pk).gate_verdict == Draft.Verdict.PASSED
+
+
+@pytest.mark.django_db
+def test_a_sign_off_learned_from_the_accounts_past_posts_is_not_a_claim(account: Account) -> None:
+    # given a sign-off naming a person the article never mentions
+    sign_off = "Ride safe - Dave and the crew"
+    before = drafted(account, f"The new shop employs 12 mechanics.\n\n{sign_off}", slug="before")
+    after = drafted(account, f"The new shop employs 12 mechanics. {sign_off} 🚲 #cycling", slug="after")
+    edited = drafted(account, f"The new shop employs 12 mechanics.\n\n{sign_off}, fixing bikes since 1998", slug="e")
+
+    # when the gate has not learned it, then it is judged as a claim and rejected
+    assert draft_gate(draft_id=before.pk).gate_verdict == Draft.Verdict.REJECTED
+
+    # when the account's voice (on another platform) has learned it as a sign-off
+    VoiceProfile.objects.create(account=account, platform="instagram", stats={"sign_offs": [sign_off]})
+
+    # then it is the business's own words, but a new fact tacked onto it is still a claim
+    assert draft_gate(draft_id=after.pk).gate_verdict == Draft.Verdict.PASSED
+    rejected = draft_gate(draft_id=edited.pk)
+    assert rejected.gate_verdict == Draft.Verdict.REJECTED
+    assert "1998" in rejected.gate_reason
+
+
+def test_gate_check_takes_the_businesss_sign_offs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "article.txt"
+    draft = tmp_path / "draft.txt"
+    source.write_text(f"{TITLE}\n{BODY}\n", encoding="utf-8")
+    draft.write_text("The new shop employs 12 mechanics.\n\nRide safe - Dave and the crew\n", encoding="utf-8")
+
+    call_command("gate_check", "--source", str(source), "--draft", str(draft), "--json")
+    without = json.loads(capsys.readouterr().out)
+    call_command(
+        "gate_check", "--source", str(source), "--draft", str(draft), "--sign-off", "Ride safe - Dave and the crew"
+    )
+
+    assert without["verdict"] == "rejected"
+    assert capsys.readouterr().out.startswith("verdict: passed")
+
+
+def test_gate_eval_without_the_labelled_set_says_where_it_looked(tmp_path: Path) -> None:
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev" / "01-bad.txt").write_text("title: A headline\n\nA body.\n\n== claims\nmaybe | a claim\n")
+
+    with pytest.raises(CommandError, match="No labelled articles for split 'holdout'"):
+        call_command("gate_eval", "--split", "holdout", "--data-dir", str(tmp_path))
+    with pytest.raises(CommandError, match=r"cannot be read: 01-bad\.txt: unknown claim label 'maybe'"):
+        call_command("gate_eval", "--split", "dev", "--data-dir", str(tmp_path))

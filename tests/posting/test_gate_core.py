@@ -162,3 +162,40 @@ def test_sentences_split_keeps_abbreviations_and_decimals_inside_a_sentence() ->
         "Sales rose 2.1% in 2024!",
         "New paragraph",
     ]
+
+
+def test_a_learned_sign_off_is_not_a_claim_unless_it_runs_on_inside_a_sentence() -> None:
+    sign_offs = ["See you at the shop, Dave"]
+    claim = "Giant supplied 40 loan bikes for the trial."
+
+    signed = gate(f"{claim}\n\nSEE YOU AT THE SHOP, DAVE 🚲", sign_offs=sign_offs)
+    run_on = gate("Giant said see you at the shop, Dave, to 40 riders.", sign_offs=sign_offs)
+
+    assert signed.verdict == "passed"
+    assert [result.text for result in signed.claims] == [claim]
+    assert run_on.verdict == "rejected"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "We supplied 40 loan bikes for the trial.",
+        "Harbour Bikes supplied 40 loan bikes for the trial.",
+        "At Harbour Bikes we supplied 40 loan bikes for the trial.",
+    ],
+)
+def test_the_business_cannot_take_credit_for_a_fact_of_an_article_that_never_names_it(claim: str) -> None:
+    # The article says Giant supplied them; every word of the claim is in that sentence.
+    always_yes = gate(claim, judge=lambda claim, evidence: (True, "looks supported"))
+
+    assert gate(claim).verdict == "rejected"
+    assert "never names the business" in gate(claim).claims[0].reason
+    assert always_yes.verdict == "rejected"
+
+
+def test_a_fact_about_the_business_passes_when_the_article_is_about_the_business() -> None:
+    body = "Harbour Bikes supplied 40 loan bikes for the trial, the council said."
+
+    result = gate_evaluate(text="We supplied 40 loan bikes for the trial.", title=TITLE, body=body, own_names=OWN_NAMES)
+
+    assert result.verdict == "passed"

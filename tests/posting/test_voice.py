@@ -383,3 +383,22 @@ def test_the_management_command_reads_a_connected_page(sandbox: GraphSandbox, ac
 
     assert "Imported 2 new posts." in out.getvalue()
     assert "Learned the Facebook Page voice from 2 posts." in out.getvalue()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "data",
+    [b'[{"text": "New bikes\\u0000 in the shop"}]', b'["New bikes \\ud83d in the shop"]'],
+    ids=["nul", "surrogate"],
+)
+def test_an_upload_with_characters_the_database_refuses_is_imported_without_them(
+    editor_client: Client, account: Account, data: bytes
+) -> None:
+    upload = SimpleUploadedFile("export.json", data, content_type="application/json")
+
+    response = editor_client.post(
+        f"/a/{account.slug}/voice/upload/", {"platform": Platform.INSTAGRAM, "file": upload}, follow=True
+    )
+
+    assert response.status_code == 200
+    assert PastPost.objects.get(account=account).text.replace("  ", " ") == "New bikes in the shop"

@@ -22,6 +22,7 @@ from publish.services import (
     publication_schedule,
     publications_publish_due,
 )
+from publish.tasks import publication_publish_task
 from reconcile.services import publication_reconcile
 from tests import factories
 from tests.reconcile import fixtures
@@ -224,7 +225,8 @@ def test_an_unknown_write_that_did_not_land_is_retried_only_after_several_empty_
 def test_two_workers_publishing_one_publication_at_once_make_one_post(
     sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
 ) -> None:
-    # given: two workers released at the same instant on separate database connections
+    # given: two deliveries of the publish task, run by two workers released at the same
+    # instant on separate database connections (in-process: the broker is not the subject)
     publication = publication_make(channel=sandbox_page.facebook)
     barrier = threading.Barrier(2)
     results: list[str] = []
@@ -232,23 +234,27 @@ def test_two_workers_publishing_one_publication_at_once_make_one_post(
     def worker() -> None:
         try:
             barrier.wait()
-            results.append(publication_publish(publication_id=publication.pk).status)
+            results.append(publication_publish_task.apply(args=(publication.pk,)).state)
         finally:
             connection.close()
 
     # when
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    celery_app.conf.task_always_eager = True
+    try:
+        threads = [threading.Thread(target=worker) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+    finally:
+        celery_app.conf.task_always_eager = False
 
-    # then: one post, one write, and the loser simply returned
+    # then: one post, one write, both tasks succeeded, and the chained read-back landed it
     assert len(graph_sandbox.posts(page_id=sandbox_page.page_id)) == 1
     assert PublishAttempt.objects.filter(publication=publication, request_kind="fb_feed").count() == 1
     publication.refresh_from_db()
-    assert publication.status == Status.PUBLISHED
-    assert len(results) == 2
+    assert publication.status == Status.LANDED
+    assert results == ["SUCCESS", "SUCCESS"]
 
 
 # --- throttles, dead tokens, permanent errors -------------------------------------------
@@ -273,6 +279,28 @@ def test_a_throttled_publication_waits_past_the_regain_time_with_its_channel(
     # Not due yet: publishing it again now does nothing.
     assert publication_publish(publication_id=publication.pk).status == Status.SCHEDULED
     assert PublishAttempt.objects.filter(publication=publication).count() == 1
+
+
+def test_work_scheduled_while_the_channel_is_throttled_waits_for_the_regain_time(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox, account
+) -> None:
+    # given: the Page was throttled for 7 minutes by an earlier publish
+    graph_sandbox.inject(method="POST", path_regex=FEED, kind="throttle", code=80001, minutes=7)
+    before = timezone.now()
+    publication_publish(publication_id=publication_make(channel=sandbox_page.facebook, n=1).pk)
+    requests_before = len(graph_sandbox.requests_log())
+
+    # when: a draft is approved during the pause, and a publication already due is delivered
+    draft = factories.draft_create(account=account, platform=Platform.FACEBOOK_PAGE, status="approved")
+    scheduled = publication_schedule(draft=draft)
+    due_now = publication_publish(publication_id=publication_make(channel=sandbox_page.facebook, n=2).pk)
+
+    # then: neither sends a request; both wait past the regain time
+    assert scheduled.scheduled_for >= before + timedelta(minutes=7)
+    assert due_now.status == Status.SCHEDULED
+    assert due_now.scheduled_for >= before + timedelta(minutes=7)
+    assert len(graph_sandbox.requests_log()) == requests_before
+    assert not PublishAttempt.objects.filter(publication=due_now).exists()
 
 
 def test_usage_near_the_limit_pauses_the_channels_other_work(
@@ -464,6 +492,9 @@ def test_an_exhausted_instagram_quota_waits_before_making_a_container(
     assert publication.failure_kind == "throttled"
     assert publication.scheduled_for > timezone.now() + timedelta(minutes=30)
     assert graph_sandbox.containers(ig_id=sandbox_page.instagram_id) == []
+    # The quota limits publishing only: reading the account back is not held.
+    sandbox_page.instagram.refresh_from_db()
+    assert sandbox_page.instagram.throttled_until is None
 
 
 def test_a_throttled_media_publish_does_not_lose_its_container(

@@ -230,3 +230,46 @@ def test_a_read_refused_for_a_dead_token_marks_the_channel_and_costs_no_read(
     assert publication.read_count == 0
     publication.channel.refresh_from_db()
     assert publication.channel.status == Channel.Status.NEEDS_RECONNECT
+
+
+def test_a_throttled_read_holds_the_channels_reads_and_costs_no_read(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
+) -> None:
+    # given: a published post whose read-back is throttled for 5 minutes
+    publication = _published(sandbox_page)
+    graph_sandbox.inject(method="GET", path_regex=r"/\d+_\d+$", kind="throttle", code=80001, minutes=5)
+
+    # when
+    publication = publication_reconcile(publication_id=publication.pk)
+
+    # then: no read is counted, the channel is held, and nothing reads it until then
+    assert publication.status == Status.PUBLISHED
+    assert publication.read_count == 0
+    publication.channel.refresh_from_db()
+    assert publication.channel.throttled_until >= timezone.now() + timedelta(minutes=4)
+    requests_before = len(graph_sandbox.requests_log())
+    assert publications_reconcile_due()["read"] == 0
+    assert publication_reconcile(publication_id=publication.pk).read_count == 0
+    assert len(graph_sandbox.requests_log()) == requests_before
+
+
+def test_a_throttled_engagement_read_holds_the_channel_for_the_rest_of_the_sweep(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
+) -> None:
+    # given: two landed posts on one Page, and the Page's next read is throttled
+    landed = [_published(sandbox_page, n=n) for n in (1, 2)]
+    for publication in landed:
+        assert publication_reconcile(publication_id=publication.pk).status == Status.LANDED
+    graph_sandbox.inject(method="GET", path_regex=r"/\d+_\d+$", kind="throttle", code=80001, minutes=5)
+    requests_before = len(graph_sandbox.requests_log())
+
+    # when: engagement is fetched, and fetched again
+    first, second = engagement_fetch(), engagement_fetch()
+
+    # then: one refused read, no second request, the channel held, nothing snapshotted
+    assert first == {"fetched": 0, "errors": 1}
+    assert second == {"fetched": 0, "errors": 0}
+    assert len(graph_sandbox.requests_log()) == requests_before + 1
+    sandbox_page.facebook.refresh_from_db()
+    assert sandbox_page.facebook.throttled_until >= timezone.now() + timedelta(minutes=4)
+    assert not EngagementSnapshot.objects.exists()

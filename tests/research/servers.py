@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import socket
 import ssl
 import threading
 import time
@@ -68,6 +69,9 @@ class HostileServer:
     def __init__(self, *, tls: ssl.SSLContext | None = None) -> None:
         self.behaviours: dict[str, Behaviour] = {}
         self.hits: list[str] = []
+        # As a forward proxy: the local port a CONNECT is tunnelled to, and what each asked.
+        self.tunnel_to: int | None = None
+        self.connects: list[tuple[str, str]] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -83,6 +87,17 @@ class HostileServer:
                 # The fetcher hanging up mid-response is the point of most of these tests.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     behaviour(self)
+
+            def do_CONNECT(self) -> None:
+                server.connects.append((self.path, self.headers.get("Proxy-Authorization", "")))
+                if server.tunnel_to is None:
+                    send(self, 405, b"not a proxy", "text/plain")
+                    return
+                upstream = socket.create_connection(("127.0.0.1", server.tunnel_to))
+                self.send_response(200, "Connection established")
+                self.end_headers()
+                tunnel(self.connection, upstream)
+                self.close_connection = True
 
             def log_message(self, format: str, *args: object) -> None:
                 """Quiet."""
@@ -110,6 +125,23 @@ class HostileServer:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+def tunnel(client: socket.socket, upstream: socket.socket) -> None:
+    """Copy bytes both ways until either side hangs up (a CONNECT proxy's tunnel)."""
+
+    def copy(source: socket.socket, target: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                target.sendall(data)
+        with contextlib.suppress(OSError):
+            target.shutdown(socket.SHUT_WR)
+
+    back = threading.Thread(target=copy, args=(upstream, client), daemon=True)
+    back.start()
+    copy(client, upstream)
+    back.join(timeout=10)
+    upstream.close()
 
 
 def send(handler: BaseHTTPRequestHandler, status: int, body: bytes, content_type: str, **headers: str) -> None:

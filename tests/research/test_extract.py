@@ -41,7 +41,7 @@ def test_newsletter_boxes_and_related_links_stay_out_of_the_science_article() ->
     extraction = extract("nature.com.telescope.html")
 
     assert "single-dish radio observatory" in extraction.text
-    assert "Sign up for the Nature Briefing newsletter" not in extraction.text
+    assert "Sign up for Nature Briefing" not in extraction.text  # the newsletter box
     assert "Related Articles" not in extraction.text
     assert extraction.lead_image_url.startswith("https://media.nature.com/")
 
@@ -78,3 +78,16 @@ def test_an_article_about_consent_is_not_a_consent_wall() -> None:
     page = page.replace(b"<title>", b"<title>Consent decree: ", 1)
 
     assert article_extract_bytes(page, url="https://example.org/a").status == Article.Extraction.OK
+
+
+@pytest.mark.parametrize("image", [b"http://[broken/lead.png", b"javascript:alert(1)", b"data:image/png;base64,AAAA"])
+def test_a_lead_image_that_is_not_a_usable_http_url_is_dropped(image: bytes) -> None:
+    page = (
+        (ARTICLES / "blog.python.org.html")
+        .read_bytes()
+        .replace(b"</head>", b'<meta property="og:image" content="' + image + b'"></head>', 1)
+    )
+
+    extraction = article_extract_bytes(page, url="https://blog.python.org/2016/12/python-360.html")
+
+    assert (extraction.status, extraction.lead_image_url) == (Article.Extraction.OK, "")

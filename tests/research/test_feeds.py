@@ -139,3 +139,41 @@ def test_a_block_page_served_instead_of_the_feed_is_blocked_not_garbage() -> Non
         feed_parse(servers.BLOCK_PAGE, base_url="http://example.org/feed")
 
     assert caught.value.kind == ErrorKind.BLOCKED
+
+
+def test_control_characters_are_dropped_and_links_too_long_to_store_are_skipped() -> None:
+    long_link = "https://example.org/" + "a" * 2000
+    body = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Feed&#0;</title>'
+        "<item><title>Nul&#0;title</title><link>https://example.org/ok</link><description>a&#1;b</description></item>"
+        "<item><title>Nul link</title><link>https://example.org/x&#0;y</link></item>"
+        f"<item><title>Long</title><link>{long_link}</link></item></channel></rss>"
+    ).encode()
+
+    feed = feed_parse(body, base_url="https://example.org/feed")
+
+    assert feed.title == "Feed"
+    assert [(e.title, e.url, e.summary) for e in feed.entries] == [("Nultitle", "https://example.org/ok", "ab")]
+
+
+@pytest.mark.parametrize("date", ["0000-01-01T00:00:00Z", "9999-12-31T23:59:59-05:00"])
+def test_a_date_outside_the_calendar_is_no_date_not_a_crash(date: str) -> None:
+    body = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
+        f"<item><title>a</title><link>https://example.org/a</link><pubDate>{date}</pubDate></item></channel></rss>"
+    ).encode()
+
+    assert feed_parse(body, base_url="https://example.org/feed").entries[0].published_at is None
+
+
+@pytest.mark.parametrize("body", [servers.BILLION_LAUGHS, servers.EXTERNAL_ENTITY])
+def test_entities_declared_past_the_prefix_we_scan_are_still_never_expanded(body: bytes) -> None:
+    # The entity check reads the first 64 KB; a DOCTYPE pushed past it by a long comment
+    # reaches feedparser, which must drop the declarations rather than expand or fetch them.
+    padded = body.replace(b'<?xml version="1.0"?>\n', b'<?xml version="1.0"?>\n<!--' + b"x" * 70_000 + b"-->\n", 1)
+
+    feed = feed_parse(padded, base_url="http://example.org/")
+
+    # the references stay literal text: nothing expanded, nothing read from disk
+    assert feed.title in {"&lol9;", "&xxe;"}
+    assert "root:" not in " ".join(e.title for e in feed.entries)

@@ -269,8 +269,9 @@ def test_it_sends_an_honest_user_agent(hostile: HostileServer, settings) -> None
 
 
 def test_fetches_go_through_the_egress_proxy_when_configured(hostile: HostileServer, settings) -> None:
-    # given a forward proxy (the hostile server answering absolute-URI requests) and a
-    # target host that is public, so it is not refused, but that we never reach directly
+    # given a forward proxy (the hostile server answering absolute-URI requests) and an
+    # allowed target name resolving to loopback port 80: a fetch that skipped the proxy
+    # would stay local (and fail), never leave the machine
     seen: list[tuple[str, str]] = []
 
     def proxy(handler) -> None:
@@ -279,11 +280,10 @@ def test_fetches_go_through_the_egress_proxy_when_configured(hostile: HostileSer
 
     hostile.behaviours["http://feeds.example.org/rss"] = proxy
     settings.RESEARCH_PROXY_URL = f"http://egress:s3cret@127.0.0.1:{hostile.port}"
+    settings.RESEARCH_ALLOW_HOSTS = ["feeds.example.org"]
 
     # when
-    result = fetch_url(
-        "http://feeds.example.org/rss", purpose=Purpose.FEED, resolver=lambda host, port: ["93.184.216.34"]
-    )
+    result = fetch_url("http://feeds.example.org/rss", purpose=Purpose.FEED, resolver=to_loopback)
 
     # then the proxy got the absolute URI and its credentials
     assert result.status == 200
@@ -421,3 +421,54 @@ def test_every_checked_address_is_tried_in_turn(hostile: HostileServer, settings
     )
 
     assert result.status == 200
+
+
+def test_an_error_names_the_host_as_the_url_spells_it() -> None:
+    # A decoded "%00" would put a NUL into the source's health, which PostgreSQL refuses.
+    looked_up: list[str] = []
+
+    def resolver(host: str, port: int) -> list[str]:
+        looked_up.append(host)
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    error = fetch_error("http://feeds%00.example.org/rss", resolver=resolver)
+
+    assert looked_up == ["feeds\x00.example.org"]
+    assert (error.kind, error.detail) == (ErrorKind.DNS, "feeds%00.example.org could not be resolved")
+
+
+def test_pages_and_feeds_have_their_own_byte_caps(hostile: HostileServer, settings) -> None:
+    # given a 200 KB HTML body under the feed cap but over the page cap
+    settings.RESEARCH_FEED_MAX_BYTES = 1024 * 1024
+    settings.RESEARCH_PAGE_MAX_BYTES = 100 * 1024
+    hostile.behaviours["/big"] = servers.endless("text/html", 200 * 1024)
+
+    # then it is a feed we read whole, and a page we stop reading at the page cap
+    assert len(fetch_url(f"{hostile.base_url}/big", purpose=Purpose.FEED).body) >= 200 * 1024
+    error = fetch_error(f"{hostile.base_url}/big", purpose=Purpose.PAGE)
+    assert error.kind == ErrorKind.TOO_LARGE
+    assert 100 * 1024 < error.bytes_read <= (100 + 64) * 1024
+
+
+def test_https_goes_through_the_egress_proxy_in_a_connect_tunnel(tls_server, settings) -> None:
+    # given a forward proxy that tunnels CONNECT to the TLS server; the name resolves to
+    # loopback, so a fetch that skipped the proxy would stay local and fail the assertions
+    server, cert_path = tls_server
+    settings.RESEARCH_CA_FILE = str(cert_path)
+    proxy = HostileServer().start()
+    proxy.tunnel_to = server.port
+    settings.RESEARCH_PROXY_URL = f"http://egress:s3cret@127.0.0.1:{proxy.port}"
+    try:
+        # when
+        result = fetch_url(
+            f"https://secure.test:{server.port}/feed",
+            purpose=Purpose.FEED,
+            resolver=to_loopback,
+        )
+    finally:
+        proxy.stop()
+
+    # then TLS (name checked against the certificate) ran end to end inside the tunnel
+    assert result.status == 200 and b"<rss" in result.body
+    assert proxy.connects == [(f"secure.test:{server.port}", "Basic " + base64.b64encode(b"egress:s3cret").decode())]
+    assert server.hits == ["/feed"]

@@ -39,6 +39,11 @@ def test_a_run_stores_every_story_once_extracted_and_usable(account, demo_site) 
     assert usable[0].title == "Gigantic Chinese telescope opens to astronomers worldwide"
     assert [a.published_at for a in usable] == sorted((a.published_at for a in usable), reverse=True)
     assert "single-dish radio observatory" in usable[0].text
+    # and what was stored is the article body, without comments, menus or newsletter boxes
+    json_story = Article.objects.get(canonical_url__endswith="/articles/lemire.me.json.html")
+    assert "simdjson can parse, validate a JSON document" in json_story.text
+    assert "Leave a Reply" not in json_story.text and "Recent Posts" not in json_story.text
+    assert "Sign up for Nature Briefing" not in usable[0].text and "Related Articles" not in usable[0].text
     # and the Atom feed's tracking-tagged links found the RSS stories, not new ones
     assert Article.objects.filter(sources=atom).count() == 6
     rss.refresh_from_db()
@@ -307,3 +312,65 @@ def test_an_article_reached_only_through_its_first_source_is_usable(account) -> 
     )
 
     assert list(articles_usable_for_account(account=account)) == [article]
+
+
+def test_hostile_feed_contents_cost_at_most_their_own_entries(account, demo_site, hostile) -> None:
+    # given, next to the demo feeds, a feed whose entries carry what the lenient parser
+    # lets through and the database or datetime refuse: NUL characters, a link longer than
+    # we store once canonicalised, a year-0 date, and a page with a broken og:image URL
+    subscribe_demo(account, demo_site)
+    page = (ARTICLES / "blog.python.org.html").read_bytes()
+    page = page.replace(b"</head>", b'<meta property="og:image" content="http://[broken/lead.png"></head>', 1)
+    hostile.behaviours["/story"] = servers.static(200, page, "text/html")
+    long_link = f"{hostile.base_url}/long?q=" + "é" * 990
+    feed = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Hostile&#0;</title>'
+        f"<item><title>Story&#0;</title><link>{hostile.base_url}/story</link>"
+        "<description>nul&#0;here</description><pubDate>0000-01-01T00:00:00Z</pubDate></item>"
+        f"<item><title>Too long</title><link>{long_link}</link></item>"
+        "</channel></rss>"
+    )
+    hostile.behaviours["/feed"] = servers.static(200, feed.encode(), "application/rss+xml")
+    hostile_source = services.source_subscribe(account=account, url=f"{hostile.base_url}/feed")
+
+    # when
+    services.research_run_all()
+
+    # then the run finished for everyone, and the hostile feed's one storable story was
+    # stored clean and extracted (a copy of a demo story: one of the two is the duplicate)
+    run = ResearchRun.objects.get(account=account)
+    assert (run.feeds_fetched, run.feeds_failed, run.new_articles, run.usable_articles) == (3, 0, 13, 12)
+    story = Article.objects.get(canonical_url=f"{hostile.base_url}/story")
+    assert (story.title, story.summary) == ("Story", "nulhere")
+    assert story.published_at.year == 2016  # the page's date, the feed's year 0 dropped
+    assert story.extraction_status == Article.Extraction.OK and story.lead_image_url == ""
+    assert Article.objects.filter(duplicate_of__isnull=False).count() == 1
+    # and the feed listed two items, of which the over-long link was not stored
+    hostile_source.refresh_from_db()
+    assert (hostile_source.title, hostile_source.last_error_kind) == ("Hostile", "")
+    assert (hostile_source.items_last_run, hostile_source.new_articles_last_run) == (2, 1)
+
+
+def test_a_feed_whose_health_cannot_be_stored_fails_alone(account, demo_site, hostile) -> None:
+    # given a server whose ETag carries a NUL (PostgreSQL refuses it in a text column), so
+    # recording that source's success fails inside the database
+    subscribe_demo(account, demo_site)
+    hostile.behaviours["/feed"] = servers.static(
+        200, servers.rss([("a", f"{hostile.base_url}/a")]), "application/rss+xml", ETag='"a\x00b"'
+    )
+    source = services.source_subscribe(account=account, url=f"{hostile.base_url}/feed")
+
+    # when
+    services.research_run_all()
+
+    # then that source records an internal error (its entries rolled back with it), and the
+    # rest of the run, ResearchRun included, went on
+    source.refresh_from_db()
+    assert (source.last_error_kind, source.consecutive_failures, source.last_success_at) == (
+        ErrorKind.INTERNAL,
+        1,
+        None,
+    )
+    assert not Article.objects.filter(canonical_url=f"{hostile.base_url}/a").exists()
+    run = ResearchRun.objects.get(account=account)
+    assert (run.feeds_fetched, run.feeds_failed, run.usable_articles) == (2, 1, 12)

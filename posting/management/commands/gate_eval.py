@@ -1,19 +1,27 @@
 """``manage.py gate_eval``: the factual gate's scores on the labelled set, next to two baselines.
 
 Exits non-zero when the gate is below the targets of issue 4, so CI can run it as a check.
+
+It reads the labelled set from the source tree, ``tests/data/gate/`` (format and splits:
+its README.md), so it runs from a checkout or the Docker image (which copies the whole
+tree), not from an installation without the tests. It needs no database and no LLM: the
+gate is scored on its own checks only.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from posting.gate.evaluation import (
+    DATA_DIR,
     GATES,
     SPLITS,
     TARGETS,
+    LabelledSetError,
     labelled_set_load,
     report_lines,
     score_articles,
@@ -26,16 +34,27 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--split", choices=[*SPLITS, "all"], default="all", help="which part of the set")
+        parser.add_argument(
+            "--data-dir", type=Path, default=DATA_DIR, help="the labelled set (default: tests/data/gate)"
+        )
         parser.add_argument("--json", action="store_true", help="print the scores as JSON")
         parser.add_argument("--misses", action="store_true", help="list the claims the gate got wrong")
 
     def handle(self, *args: Any, **options: Any) -> None:
         split = options["split"]
+        data_dir: Path = options["data_dir"]
         splits = [*SPLITS, "all"] if split == "all" else [split]
         results: dict[str, dict[str, Any]] = {}
         failures: list[str] = []
         for name in splits:
-            articles = labelled_set_load(split=name)
+            try:
+                articles = labelled_set_load(data_dir=data_dir, split=name)
+            except (LabelledSetError, OSError) as error:
+                raise CommandError(f"The labelled set in {data_dir} cannot be read: {error}") from None
+            if not articles:
+                raise CommandError(
+                    f"No labelled articles for split {name!r} in {data_dir} (the set is tests/data/gate)."
+                )
             scores = {gate_name: score_articles(articles, gate) for gate_name, gate in GATES.items()}
             results[name] = {"articles": len(articles), "scores": scores}
             if name == split:
