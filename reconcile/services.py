@@ -20,6 +20,7 @@ import logging
 import re
 import time
 from datetime import timedelta
+from difflib import SequenceMatcher
 from typing import Any
 
 from django.conf import settings
@@ -44,6 +45,9 @@ POST_WRITE_KINDS = ("fb_feed", "fb_photo", "ig_media_publish")
 MAX_POST_WRITES = 3
 # Look a little before the attempt started: platform and worker clocks differ.
 LISTING_SLACK = timedelta(minutes=10)
+# How alike (difflib ratio, case-insensitive) a listed post must be to count as ours when the
+# platform did not keep our text verbatim.
+NEAR_MATCH_RATIO = 0.9
 RECHECK_AFTER = timedelta(hours=24)
 ENGAGEMENT_WINDOW = timedelta(days=7)
 ENGAGEMENT_EVERY = timedelta(hours=6)
@@ -286,15 +290,42 @@ def _match(publication: Publication, recent: list[RecentPost]) -> RecentPost | N
         .values_list("platform_post_id", flat=True)
     )
     wanted = _normalise(publication.message)
-    candidates = [
+    eligible = [
         post
         for post in recent
         if post.post_id not in owned
-        and _normalise(post.message) == wanted
         and (not post.link_url or not publication.link_url or post.link_url == publication.link_url)
     ]
-    candidates.sort(key=lambda post: post.created_at or timezone.now())
-    return candidates[0] if candidates else None
+    eligible.sort(key=lambda post: post.created_at or timezone.now())
+    exact = [post for post in eligible if _normalise(post.message) == wanted]
+    if exact:
+        return exact[0]
+    # Platforms sometimes store a post's text slightly changed (a trailing link dropped,
+    # quotes or spacing rewritten). Missing our own post here would let a retry post it
+    # again, which is the failure this whole path exists to prevent; so a near-identical
+    # text in the window counts as ours.
+    near = [post for post in eligible if _near_identical(wanted, _normalise(post.message))]
+    return near[0] if near else None
+
+
+def _near_identical(ours: str, theirs: str) -> bool:
+    ours, theirs = _loosened(ours), _loosened(theirs)
+    if not ours or not theirs:
+        return False
+    shorter, longer = sorted((ours, theirs), key=len)
+    if longer.startswith(shorter) and len(shorter) >= 0.8 * len(longer):
+        return True
+    return SequenceMatcher(None, ours, theirs, autojunk=False).ratio() >= NEAR_MATCH_RATIO
+
+
+_URL = re.compile(r"https?://\S+")
+_TYPOGRAPHY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
+
+
+def _loosened(text: str) -> str:
+    """Text as a platform might have rewritten it: URLs (shown as the attached link) and
+    typographic quotes and dashes do not count as differences."""
+    return _normalise(_URL.sub(" ", text).translate(_TYPOGRAPHY)).casefold()
 
 
 def _unknown_not_found(publication: Publication, *, reason: str, retry_safe: bool) -> Publication:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import requests
 from django.utils import timezone
 
 from publish.models import Channel, Publication
@@ -273,3 +274,49 @@ def test_a_throttled_engagement_read_holds_the_channel_for_the_rest_of_the_sweep
     sandbox_page.facebook.refresh_from_db()
     assert sandbox_page.facebook.throttled_until >= timezone.now() + timedelta(minutes=4)
     assert not EngagementSnapshot.objects.exists()
+
+
+def test_an_unknown_write_the_platform_stored_with_changed_text_is_still_found_not_reposted(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
+) -> None:
+    # given: our write's answer was lost, and the platform kept our post with its trailing
+    # link dropped and an apostrophe rewritten (the sandbox keeps text verbatim, so the
+    # "platform's version" is posted directly and our own write fails before creating anything)
+    text = "Harbour Bikes' second shop opens in Leith on Monday, with 12 mechanics on hand. https://news.example/x"
+    graph_sandbox.inject(method="POST", path_regex=FEED, kind="error", code=2)
+    publication = publication_publish(publication_id=publication_make(channel=sandbox_page.facebook, message=text).pk)
+    assert publication.status == Status.UNKNOWN
+    stored = "Harbour Bikes\u2019 second shop opens in Leith on Monday, with 12 mechanics on hand."
+    response = requests.post(
+        f"{graph_sandbox.base_url}/v26.0/{sandbox_page.page_id}/feed",
+        data={"message": stored, "link": publication.link_url},
+        headers={"Authorization": f"Bearer {sandbox_page.token}"},
+        timeout=5,
+    )
+    assert response.status_code == 200
+
+    # when: reconcile looks for it
+    publication = publication_reconcile(publication_id=publication.pk)
+
+    # then: it is recognised as ours and lands; nothing is posted again
+    assert publication.status == Status.LANDED
+    assert publication.platform_post_id == response.json()["id"]
+    assert len(graph_sandbox.posts(page_id=sandbox_page.page_id)) == 1
+
+
+def test_a_different_post_in_the_window_is_not_taken_for_ours(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
+) -> None:
+    graph_sandbox.inject(method="POST", path_regex=FEED, kind="error", code=2)
+    publication = publication_publish(publication_id=publication_make(channel=sandbox_page.facebook).pk)
+    requests.post(
+        f"{graph_sandbox.base_url}/v26.0/{sandbox_page.page_id}/feed",
+        data={"message": "Closed on Sunday for the regional cycle race. See you Monday!"},
+        headers={"Authorization": f"Bearer {sandbox_page.token}"},
+        timeout=5,
+    )
+
+    publication = publication_reconcile(publication_id=publication.pk)
+
+    assert publication.status == Status.UNKNOWN
+    assert publication.platform_post_id == ""
