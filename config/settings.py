@@ -211,6 +211,9 @@ ALARM_WEBHOOK_SECRET = env_str("ALARM_WEBHOOK_SECRET")
 ALARM_WEBHOOK_ATTEMPTS = env_int("ALARM_WEBHOOK_ATTEMPTS", 3)
 ALARM_WEBHOOK_BACKOFF_S = env_float("ALARM_WEBHOOK_BACKOFF_S", 1.0)
 ALARM_WEBHOOK_TIMEOUT_S = env_float("ALARM_WEBHOOK_TIMEOUT_S", 5.0)
+# After a channel (webhook, mail server) fails with a retryable error, skip it for this long,
+# so that one unreachable endpoint cannot stall a watchdog run that opens many alarms.
+ALARM_CHANNEL_PAUSE_S = env_float("ALARM_CHANNEL_PAUSE_S", 120.0)
 if ALARM_WEBHOOK_URL and not ALARM_WEBHOOK_SECRET and not DEBUG:
     raise ImproperlyConfigured("ALARM_WEBHOOK_SECRET must be set when ALARM_WEBHOOK_URL is (webhooks are signed).")
 # Alarms are emailed from inside the watchdog runs: a hung SMTP server must cost a bounded

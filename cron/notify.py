@@ -11,7 +11,7 @@ import smtplib
 import time
 from collections import Counter
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -43,12 +43,32 @@ def alarm_notify(*, alarm: Alarm, event: str) -> tuple[int, list[str]]:
     delivered = 0
     errors: list[str] = []
     for channel in _alarm_channels():
+        name = channel.__name__.removeprefix("_alarm_")
+        paused_until = _channel_paused_until.get(name)
+        if paused_until is not None and timezone.now() < paused_until:
+            errors.append(f"{name}: skipped, it failed moments ago")
+            continue
         try:
             delivered += int(channel(alarm=alarm, event=event))
         except NotificationFailed as exc:
             logger.warning("alarm %s %s: %s", alarm.pk, event, exc)
             errors.append(str(exc))
+            if not exc.permanent:
+                _channel_paused_until[name] = timezone.now() + timedelta(seconds=settings.ALARM_CHANNEL_PAUSE_S)
+        else:
+            _channel_paused_until.pop(name, None)
     return delivered, errors
+
+
+# Channels that just failed with a retryable error, per process: a watchdog run opening a
+# hundred alarms while the webhook is down pays the webhook's retry budget once, not a
+# hundred times. Alarms that reached no channel are tried again at the next tick.
+_channel_paused_until: dict[str, datetime] = {}
+
+
+def alarm_channels_reset() -> None:
+    """Forget paused channels (tests, and an operator who fixed the endpoint)."""
+    _channel_paused_until.clear()
 
 
 def alarm_channels_configured() -> bool:

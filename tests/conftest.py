@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -38,3 +40,13 @@ def other_member(other_account: Account) -> User:
 
 
 __all__ = ["Membership"]
+
+
+@pytest.fixture(autouse=True)
+def _alarm_channels_fresh() -> Iterator[None]:
+    """A notification channel paused by one test must not be paused for the next."""
+    from cron.notify import alarm_channels_reset
+
+    alarm_channels_reset()
+    yield
+    alarm_channels_reset()

@@ -287,3 +287,27 @@ def test_an_alarm_with_nowhere_to_notify_says_so_on_the_operator_page(account: A
     alarm.refresh_from_db()
     assert alarm.last_notify_error.startswith("no notification channel is configured")
     assert alarm.last_notified_at is not None  # nothing to retry until the interval
+
+
+def test_a_webhook_that_is_down_costs_its_retries_once_per_pause_not_once_per_alarm(
+    account: Account, other_account: Account, webhook: RecordingServer, settings
+) -> None:
+    # given: the webhook answers 503 to everything, and a watchdog tick opens two alarms
+    webhook.statuses = [503]
+    settings.ALARM_CHANNEL_PAUSE_S = 120
+    with time_machine.travel(T0, tick=False):
+        alarm_open(kind="nothing_landed", account=account, details={})
+        second, _ = alarm_open(kind="nothing_landed", account=other_account, details={})
+
+    # then: only the first alarm spent the webhook's retries; both still reached email
+    assert len(webhook.received) == 3
+    second.refresh_from_db()
+    assert second.last_notify_error == "webhook: skipped, it failed moments ago"
+    assert second.last_notified_at is not None
+    assert len(mail.outbox) == 2
+
+    # when: the pause is over, the webhook is tried again
+    webhook.statuses = [200]
+    with time_machine.travel(T0 + timedelta(minutes=3), tick=False):
+        alarm_resolve(kind="nothing_landed", account=other_account)
+    assert len(webhook.received) == 4
