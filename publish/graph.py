@@ -228,8 +228,8 @@ def error_classify(
     retry_after: str = "",
 ) -> PlatformError:
     """Turn a Graph error envelope into the typed error that tells the caller what to do."""
-    code = _as_int(error.get("code"))
-    subcode = _as_int(error.get("error_subcode"))
+    code = graph_int(error.get("code"))
+    subcode = graph_int(error.get("error_subcode"))
     message = str(error.get("message") or f"HTTP {http_status}")[:300]
     info = {"http_status": http_status, "code": code, "subcode": subcode}
 
@@ -291,7 +291,8 @@ def _numbers(data: Mapping[str, Any], names: tuple[str, ...]) -> list[float]:
     return values
 
 
-def _as_int(value: Any) -> int | None:
+def graph_int(value: Any) -> int | None:
+    """An integer the Graph API sent as a number or a digit string; None for anything else."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

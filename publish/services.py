@@ -234,8 +234,8 @@ def channel_token(channel: Channel) -> str:
     return token_decrypt(channel.token_ciphertext)
 
 
-def channel_connect_sandbox(*, account: Any, platform: str, external_id: str, name: str, token: str) -> Channel:
-    """Bind a channel directly, for the demo seed and tests (the real path is OAuth)."""
+def channel_bind(*, account: Any, platform: str, external_id: str, name: str, token: str) -> Channel:
+    """Bind (or rebind) a channel with a fresh token: connected, token checks start over."""
     channel, _ = Channel.objects.update_or_create(
         account=account,
         platform=platform,
@@ -243,11 +243,18 @@ def channel_connect_sandbox(*, account: Any, platform: str, external_id: str, na
         defaults={
             "name": name,
             "token_ciphertext": token_encrypt(token),
+            "token_expires_at": None,
+            "token_checked_at": None,
             "status": Channel.Status.CONNECTED,
             "status_reason": "",
         },
     )
     return channel
+
+
+def channel_connect_sandbox(*, account: Any, platform: str, external_id: str, name: str, token: str) -> Channel:
+    """Bind a channel directly, for the demo seed and tests (the real path is OAuth)."""
+    return channel_bind(account=account, platform=platform, external_id=external_id, name=name, token=token)
 
 
 def channel_mark_needs_reconnect(*, channel: Channel, reason: str) -> int:

@@ -20,6 +20,7 @@ import requests
 from django.conf import settings
 from django.utils import timezone
 
+from publish.graph import graph_int
 from publish.oauth.errors import GraphAuthError
 
 logger = logging.getLogger(__name__)
@@ -160,8 +161,8 @@ def token_debug(*, token: str) -> TokenCheck:
     return TokenCheck(
         is_valid=bool(data.get("is_valid")),
         expires_at=_timestamp(data.get("expires_at")),
-        error_code=_int_or_none(error.get("code")),
-        error_subcode=_int_or_none(error.get("subcode")),
+        error_code=graph_int(error.get("code")),
+        error_subcode=graph_int(error.get("subcode")),
     )
 
 
@@ -229,7 +230,7 @@ def _call(
     error = body.get("error")
     if isinstance(error, dict) or response.status_code >= 400:
         error = error if isinstance(error, dict) else {}
-        code, subcode = _int_or_none(error.get("code")), _int_or_none(error.get("error_subcode"))
+        code, subcode = graph_int(error.get("code")), graph_int(error.get("error_subcode"))
         logger.info(
             "Graph %s /%s refused: HTTP %s code %s/%s", method, _shape(path), response.status_code, code, subcode
         )
@@ -256,24 +257,14 @@ def _user_token(body: dict[str, Any]) -> UserToken:
     token = body.get("access_token")
     if not isinstance(token, str) or not token:
         raise GraphAuthError("Graph token response carried no access_token")
-    expires_in = _int_or_none(body.get("expires_in"))
+    expires_in = graph_int(body.get("expires_in"))
     expires_at = timezone.now() + timedelta(seconds=expires_in) if expires_in else None
     return UserToken(access_token=token, expires_at=expires_at)
 
 
 def _timestamp(value: object) -> datetime | None:
     """Graph's unix ``expires_at``; 0 means the token does not expire."""
-    seconds = _int_or_none(value)
+    seconds = graph_int(value)
     if not seconds:
         return None
     return datetime.fromtimestamp(seconds, tz=UTC)
-
-
-def _int_or_none(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.lstrip("-").isdigit():
-        return int(value)
-    return None

@@ -41,7 +41,7 @@ from publish.oauth.errors import (
     PermissionsDeclined,
     PlatformUnavailable,
 )
-from publish.services import channel_mark_needs_reconnect
+from publish.services import channel_bind, channel_mark_needs_reconnect
 
 logger = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ def connect_pages_bind(*, grant_id: int, user: User, session_key: str, page_ids:
         for page in chosen:
             token = page_tokens[page["id"]]
             channels.append(
-                _channel_bind(
+                channel_bind(
                     account=account,
                     platform=Platform.FACEBOOK_PAGE,
                     external_id=page["id"],
@@ -204,7 +204,7 @@ def connect_pages_bind(*, grant_id: int, user: User, session_key: str, page_ids:
             if page["instagram_id"]:
                 # Instagram via Facebook Login publishes with the linked Page's token.
                 channels.append(
-                    _channel_bind(
+                    channel_bind(
                         account=account,
                         platform=Platform.INSTAGRAM,
                         external_id=page["instagram_id"],
@@ -357,23 +357,6 @@ def _claim_failed(claim: OAuthClaim, error: ConnectError) -> NoReturn:
 
 def _funnel_failed(*, platform: str, account: Account | None, reason: str) -> None:
     ConnectEvent.objects.create(platform=platform, account=account, kind=ConnectEvent.Kind.FAILED, reason=reason)
-
-
-def _channel_bind(*, account: Account, platform: str, external_id: str, name: str, token: str) -> Channel:
-    channel, _ = Channel.objects.update_or_create(
-        account=account,
-        platform=platform,
-        external_id=external_id,
-        defaults={
-            "name": name,
-            "token_ciphertext": token_encrypt(token),
-            "token_expires_at": None,
-            "token_checked_at": None,
-            "status": Channel.Status.CONNECTED,
-            "status_reason": "",
-        },
-    )
-    return channel
 
 
 def _rejection_reason(check: graph_auth.TokenCheck) -> str:
