@@ -98,6 +98,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default serves the UI and runs tasks in threads of one process:
     # wait for the write lock instead of failing with "database is locked".
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    if DATABASES["default"]["NAME"] not in ("", ":memory:"):
+        Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -181,6 +183,8 @@ RESEARCH_USER_AGENT = env_str(
 RESEARCH_TIMEOUT_S = env_float("RESEARCH_TIMEOUT_S", 10.0)
 RESEARCH_FEED_MAX_BYTES = env_int("RESEARCH_FEED_MAX_BYTES", 5 * 1024 * 1024)
 RESEARCH_PAGE_MAX_BYTES = env_int("RESEARCH_PAGE_MAX_BYTES", 3 * 1024 * 1024)
+# Where `make run` serves the bundled demo feeds (the embedded default only).
+DEMO_FEEDS_PORT = env_int("DEMO_FEEDS_PORT", 8766)
 RESEARCH_MAX_ARTICLES_PER_FEED = env_int("RESEARCH_MAX_ARTICLES_PER_FEED", 10)
 # Politeness per host and process: requests at once, and seconds between request starts.
 RESEARCH_HOST_CONCURRENCY = env_int("RESEARCH_HOST_CONCURRENCY", 2)

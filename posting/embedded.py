@@ -13,9 +13,6 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-DEMO_FEEDS_PORT = 8766
-
-
 @dataclass
 class EmbeddedServices:
     sandbox_url: str
@@ -49,8 +46,9 @@ def embedded_services_start() -> EmbeddedServices:
             app_secret=settings.FACEBOOK_APP_SECRET,
         )
         sandbox.start()
-    feeds_url = f"http://127.0.0.1:{DEMO_FEEDS_PORT}"
-    if not _port_in_use("127.0.0.1", DEMO_FEEDS_PORT):
-        feeds = StaticSiteServer(demo_feed_site(feeds_url), port=DEMO_FEEDS_PORT)
+    feeds_port = settings.DEMO_FEEDS_PORT
+    feeds_url = f"http://127.0.0.1:{feeds_port}"
+    if not _port_in_use("127.0.0.1", feeds_port):
+        feeds = StaticSiteServer(demo_feed_site(feeds_url), port=feeds_port)
         feeds.start()
     return EmbeddedServices(sandbox_url=settings.GRAPH_API_BASE_URL, feeds_url=feeds_url)

@@ -1,0 +1,141 @@
+"""`make run`, as a customer on a phone uses it: log in, approve a draft with one tap, and
+see it on History as landed, with the permalink the sandbox showed when we read it back.
+
+The product runs as its own process (``manage.py landed_run``, the command `make run`
+calls) on free ports and a temporary var/ folder; Debian's Chromium drives it headless.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+
+pytestmark = [
+    pytest.mark.browser,
+    # CI installs Chromium (.ci/run); a laptop without it still runs everything else.
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class RunningProduct:
+    def __init__(self, *, base_url: str, sandbox_url: str, var_dir: Path, log_path: Path) -> None:
+        self.base_url = base_url
+        self.sandbox_url = sandbox_url
+        self.var_dir = var_dir
+        self.log_path = log_path
+
+    def password(self) -> str:
+        return (self.var_dir / "demo_password").read_text().strip()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+@pytest.fixture
+def product(tmp_path: Path) -> Iterator[RunningProduct]:
+    web, sandbox, feeds = _free_port(), _free_port(), _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
+    env.update(
+        DJANGO_DEBUG="1",
+        LANDED_VAR_DIR=str(tmp_path / "var"),
+        CRON_SECRET="browser-test-cron-secret-0123456789abcdef",
+        GRAPH_API_BASE_URL=f"http://127.0.0.1:{sandbox}",
+        DEMO_FEEDS_PORT=str(feeds),
+        RESEARCH_ALLOW_HOSTS=f"127.0.0.1:{feeds}",
+    )
+    log_path = tmp_path / "landed_run.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "landed_run", "--addrport", f"127.0.0.1:{web}"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    running = RunningProduct(
+        base_url=f"http://127.0.0.1:{web}",
+        sandbox_url=env["GRAPH_API_BASE_URL"],
+        var_dir=tmp_path / "var",
+        log_path=log_path,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"landed_run exited early:\n{running.log()}")
+            try:
+                if requests.get(f"{running.base_url}/login/", timeout=2).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"landed_run did not serve the login page in time:\n{running.log()}")
+        yield running
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: RunningProduct) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+
+            # given: the login make run printed
+            page.goto(f"{product.base_url}/")
+            page.fill("#id_username", "demo")
+            page.fill("#id_password", product.password())
+            page.click("button[type=submit]")
+
+            # when: the first draft waiting is approved with one tap
+            first = page.locator("article.card").first
+            expect(first.get_by_role("button", name="Approve")).to_be_visible()
+            draft_text = first.locator("p").first.inner_text()
+            first.get_by_role("button", name="Approve").tap()
+            expect(page.locator(".messages")).to_contain_text("Approved")
+
+            # then: History shows it landed, with the platform's permalink
+            page.goto(f"{product.base_url}/a/demo/history/")
+            landed = page.locator("article.card", has=page.locator(".status.landed"))
+            expect(landed).to_have_count(1)
+            permalink = landed.locator("a.permalink").get_attribute("href")
+            assert permalink
+            assert permalink.startswith(product.sandbox_url + "/p/")
+
+            # and: the permalink opens the live post on the (sandbox) platform
+            page.goto(permalink)
+            expect(page.locator("body")).to_contain_text(draft_text.splitlines()[0][:40])
+        finally:
+            browser.close()
