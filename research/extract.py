@@ -25,10 +25,21 @@ _BLOCK_TITLES = re.compile(
     re.IGNORECASE,
 )
 _SHORT_PAGE_BLOCK_TITLES = re.compile(r"captcha|consent|security check|blocked|forbidden", re.IGNORECASE)
-_BLOCK_MARKUP = re.compile(
-    rb"g-recaptcha|h-captcha|cf-challenge|challenge-platform|px-captcha|captcha-delivery|"
-    rb"consent\.google|cookie-?wall|id=\"consent|access denied",
-    re.IGNORECASE,
+# Markup markers, lower case; looked for in the ASCII-lowered page (what re.IGNORECASE on
+# bytes would match) with plain substring searches, which run at memory speed where one
+# case-insensitive alternation tries every marker at every byte (~10x slower).
+_BLOCK_MARKERS = (
+    b"g-recaptcha",
+    b"h-captcha",
+    b"cf-challenge",
+    b"challenge-platform",
+    b"px-captcha",
+    b"captcha-delivery",
+    b"consent.google",
+    b"cookiewall",
+    b"cookie-wall",
+    b'id="consent',
+    b"access denied",
 )
 _SHORT_PAGE_BYTES = 40_000
 _TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
@@ -97,16 +108,21 @@ def article_extract_bytes(body: bytes, *, url: str) -> Extraction:
 
 def page_looks_blocked(body: bytes) -> bool:
     """A 200 that is really a block page, captcha or consent wall."""
-    match = _TITLE.search(body[:_SHORT_PAGE_BYTES])
+    # endpos bounds the search without copying the page's first bytes.
+    match = _TITLE.search(body, 0, _SHORT_PAGE_BYTES)
     title = match.group(1).decode("utf-8", "replace") if match else ""
     if _BLOCK_TITLES.search(title):
         return True
-    short = len(body) < _SHORT_PAGE_BYTES
-    return short and (bool(_SHORT_PAGE_BLOCK_TITLES.search(title)) or bool(_BLOCK_MARKUP.search(body)))
+    if len(body) >= _SHORT_PAGE_BYTES:
+        return False
+    if _SHORT_PAGE_BLOCK_TITLES.search(title):
+        return True
+    lowered = body.lower()
+    return any(marker in lowered for marker in _BLOCK_MARKERS)
 
 
 def og_image(body: bytes) -> str:
-    tag = _OG_IMAGE.search(body[:200_000])
+    tag = _OG_IMAGE.search(body, 0, 200_000)
     if not tag:
         return ""
     content = _CONTENT.search(tag.group(0))

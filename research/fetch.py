@@ -28,8 +28,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import heapq
 import http.client
 import ipaddress
+import itertools
+import logging
+import os
 import socket
 import ssl
 import threading
@@ -47,6 +51,8 @@ from django.conf import settings
 
 from research.errors import FetchError
 from research.models import ErrorKind
+
+logger = logging.getLogger(__name__)
 
 MAX_REDIRECTS = 5
 # How long a fetch may wait for its turn at a busy host, in multiples of the request timeout.
@@ -356,6 +362,16 @@ def _system_resolve(host: str, port: int) -> list[str]:
 _resolver_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="research-dns")
 
 
+def _new_resolver_pool() -> None:
+    global _resolver_pool
+    _resolver_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="research-dns")
+
+
+# A forked child (a prefork Celery worker) inherits the pool without its threads: lookups
+# would queue with nobody to run them and every fetch would end as a DNS timeout.
+os.register_at_fork(after_in_child=_new_resolver_pool)
+
+
 def _resolve_within(host: str, port: int, *, deadline: float, resolve: Resolver) -> list[str]:
     # Messages name the host as the URL spells it: decoded, it may hold a NUL or a newline.
     future = _resolver_pool.submit(resolve, unquote(host).strip("[]"), port)
@@ -375,24 +391,23 @@ class _Watchdog:
 
     It keeps a duplicate of each socket's descriptor: ``shutdown`` acts on the connection,
     not the descriptor, so this also interrupts the TLS socket that wraps (and detaches)
-    the original one.
+    the original one. The shared ``_deadlines`` thread calls ``fire`` at the deadline.
     """
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self.fired = False
+        self._closed = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
-        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
-        self._timer.daemon = True
 
     def __enter__(self) -> _Watchdog:
-        self._timer.start()
+        _deadlines.add(self)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._timer.cancel()
         with self._lock:
+            self._closed = True
             for sock in self._sockets:
                 sock.close()
             self._sockets.clear()
@@ -404,11 +419,64 @@ class _Watchdog:
             if self.fired:
                 _shutdown(duplicate)
 
-    def _fire(self) -> None:
+    def fire(self) -> None:
         with self._lock:
+            if self._closed:
+                return  # the hop finished in time
             self.fired = True
             for sock in self._sockets:
                 _shutdown(sock)
+
+
+class _DeadlineThread:
+    """One thread per process fires every watchdog at its deadline.
+
+    A ``threading.Timer`` per hop started and stopped a thread per fetch, which cost about
+    as much CPU as the fetch itself on a fast network (docs/BENCHMARKS.md). Watchdogs whose
+    hop finished stay queued until their deadline and are skipped then. After a fork (a
+    prefork Celery worker) the child starts its own thread: the parent's does not exist there.
+    """
+
+    def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        self._cond = threading.Condition()
+        self._queue: list[tuple[float, int, _Watchdog]] = []
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def add(self, watchdog: _Watchdog) -> None:
+        with self._cond:
+            heapq.heappush(self._queue, (watchdog.deadline, next(self._order), watchdog))
+            if self._thread is None:
+                thread = threading.Thread(target=self._run, name="research-deadlines", daemon=True)
+                thread.start()
+                self._thread = thread
+            elif self._queue[0][2] is watchdog:
+                self._cond.notify()  # earlier than what the thread sleeps towards
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    if not self._queue:
+                        self._cond.wait()
+                        continue
+                    wait = self._queue[0][0] - time.monotonic()
+                    if wait <= 0:
+                        break
+                    self._cond.wait(wait)
+                due = heapq.heappop(self._queue)[2]
+            try:
+                due.fire()
+            except Exception:
+                # This thread stopping would leave every later fetch without a deadline.
+                logger.exception("research fetch watchdog failed to fire")
+
+
+_deadlines = _DeadlineThread()
 
 
 def _shutdown(sock: socket.socket) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import gzip
 import itertools
+import os
+import select
+import signal
 import socket
 import threading
 import time
@@ -160,6 +163,77 @@ def test_a_slow_drip_ends_at_the_wall_clock_deadline(hostile: HostileServer, set
     assert error.kind == ErrorKind.TIMEOUT
     # Generous bound: the point is "about the deadline", not "20 s of drip".
     assert time.monotonic() - started < 6
+
+
+def trickle(handler) -> None:
+    """A byte every 0.1 s for up to 100 s: no read ever waits long enough to trip a socket
+    timeout, so only the watchdog's wall-clock deadline can end the fetch."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/rss+xml")
+    handler.send_header("Content-Length", "1000")
+    handler.end_headers()
+    for _ in range(1000):
+        handler.wfile.write(b"<")
+        handler.wfile.flush()
+        time.sleep(0.1)
+
+
+def test_a_short_deadline_fires_while_a_longer_one_is_still_pending(hostile: HostileServer, settings) -> None:
+    # given a dripping fetch in flight whose deadline is far off (one shared watchdog
+    # thread serves every fetch, and it is sleeping towards that deadline)
+    hostile.behaviours["/drip"] = trickle
+    settings.RESEARCH_TIMEOUT_S = 6.0
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        slow = pool.submit(fetch_error, f"{hostile.base_url}/drip")
+        for _ in range(200):
+            if "/drip" in hostile.hits:
+                break  # the slow fetch has its deadline
+            time.sleep(0.01)
+
+        # when a fetch with a much shorter deadline starts
+        settings.RESEARCH_TIMEOUT_S = 1.0
+        error = fetch_error(f"{hostile.base_url}/drip")
+
+        # then it ends at its own deadline, not the earlier-queued later one
+        assert error.kind == ErrorKind.TIMEOUT
+        assert not slow.done()
+        assert slow.result().kind == ErrorKind.TIMEOUT
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (how prefork Celery workers start)")
+def test_a_forked_worker_still_ends_a_slow_drip_at_its_deadline(hostile: HostileServer, settings) -> None:
+    # given the parent's watchdog thread is running (a fetch happened before the fork)
+    settings.RESEARCH_TIMEOUT_S = 1.0
+    hostile.behaviours["/ok"] = servers.static(200, servers.rss([("a", "http://x/a")]), "application/rss+xml")
+    hostile.behaviours["/drip"] = trickle
+    fetch_url(f"{hostile.base_url}/ok", purpose=Purpose.FEED)
+
+    # when a forked child (a prefork Celery worker) fetches a dripping URL
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report the outcome and leave without running any cleanup
+        try:
+            os.close(read_end)
+            error = fetch_error(f"{hostile.base_url}/drip")
+            outcome = f"{error.kind}: {error.detail}"
+        except BaseException as exc:
+            outcome = type(exc).__name__
+        os.write(write_end, str(outcome).encode())
+        os._exit(0)
+    os.close(write_end)
+    try:
+        ready, _, _ = select.select([read_end], [], [], 10)
+        outcome = os.read(read_end, 100).decode() if ready else "no answer in 10 s"
+    finally:
+        os.close(read_end)
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+    # then the child's own watchdog thread ended it (the parent's does not exist there),
+    # after a DNS lookup on the child's own resolver threads
+    assert outcome == f"{ErrorKind.TIMEOUT}: 127.0.0.1 did not finish in time"
 
 
 def test_a_declared_50_mb_body_is_refused_without_reading_it(hostile: HostileServer) -> None:
