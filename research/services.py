@@ -10,9 +10,10 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import islice
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -478,11 +479,24 @@ def _original_of(article: Article, *, final_url: str, known_fingerprints: Finger
     return known_fingerprints.find(article.fingerprint, exclude=article.pk)
 
 
-def _in_threads[T, R](work: Callable[[T], R], items: list[T]) -> Iterator[R]:
-    """Results of ``work`` over ``items`` in completion order, FETCH_WORKERS at a time."""
+def _in_threads[T, R](work: Callable[[T], R], items: list[T], *, ahead: int | None = None) -> Iterator[R]:
+    """Results of ``work`` over ``items`` in completion order, FETCH_WORKERS at a time.
+
+    At most ``ahead`` items are submitted and not yet handed to the caller, so fetched
+    pages wait in memory for extraction in a bounded queue: a 500-page batch of 3 MiB
+    pages must not be held all at once when extraction is slower than the network.
+    """
     if not items:
         return
+    ahead = ahead or FETCH_WORKERS * 2
+    remaining = iter(items)
     with ThreadPoolExecutor(max_workers=min(FETCH_WORKERS, len(items)), thread_name_prefix="research") as pool:
-        futures = [pool.submit(work, item) for item in items]
-        for future in as_completed(futures):
-            yield future.result()
+        running = {pool.submit(work, item) for item in islice(remaining, ahead)}
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                # Refill before handing the result over, so the network stays busy while
+                # the caller extracts.
+                for item in islice(remaining, 1):
+                    running.add(pool.submit(work, item))
+                yield future.result()

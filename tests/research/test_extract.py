@@ -91,3 +91,27 @@ def test_a_lead_image_that_is_not_a_usable_http_url_is_dropped(image: bytes) -> 
     extraction = article_extract_bytes(page, url="https://blog.python.org/2016/12/python-360.html")
 
     assert (extraction.status, extraction.lead_image_url) == (Article.Extraction.OK, "")
+
+
+def test_the_stage_extracts_exactly_what_trafilatura_extract_would() -> None:
+    # The stage calls bare_extraction to skip JSON serialisation; a trafilatura upgrade
+    # that made the two disagree would silently change what the gate reads.
+    import json
+    from pathlib import Path
+
+    import trafilatura
+
+    from research.extract import article_extract_bytes
+
+    for page in sorted((Path(__file__).resolve().parents[2] / "demo" / "articles").glob("*.html")):
+        body = page.read_bytes()
+        url = f"https://news.example/{page.name}"
+        reference = json.loads(
+            trafilatura.extract(
+                body, url=url, favor_precision=True, with_metadata=True, include_comments=False, output_format="json"
+            )
+        )
+        ours = article_extract_bytes(body, url=url)
+        assert ours.text == (reference["text"] or "").strip(), page.name
+        assert ours.title == (reference["title"] or "")[:1000], page.name
+        assert ours.author == (reference["author"] or "")[:300], page.name
