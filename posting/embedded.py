@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
+
 @dataclass
 class EmbeddedServices:
     sandbox_url: str
