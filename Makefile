@@ -11,14 +11,19 @@ endif
 VENV := .venv
 # Where the embedded default keeps its database and generated secrets (settings read the same variable).
 VAR_DIR := $(or $(LANDED_VAR_DIR),var)
+DEMO_FEEDS_PORT ?= 8766
+# The embedded default: DEBUG, the generated cron secret, and the demo feeds reachable.
+EMBEDDED_ENV = DJANGO_DEBUG=1 CRON_SECRET="$$(cat "$(VAR_DIR)/cron_secret")" DEMO_FEEDS_PORT=$(DEMO_FEEDS_PORT) \
+	RESEARCH_ALLOW_HOSTS=127.0.0.1:$(DEMO_FEEDS_PORT)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help run test lint check-python install bench-research bench-gate clean
+.PHONY: help run pipeline test lint check-python install bench-research bench-gate clean
 
 help:
 	@echo "make run    - run Landed on the embedded default at http://127.0.0.1:8000"
 	@echo "make test   - run the test suite (needs PostgreSQL and Redis on localhost)"
+	@echo "make pipeline - every stage headless on the demo business, ending in the funnel"
 	@echo "make lint   - ruff"
 
 check-python:
@@ -39,8 +44,15 @@ install: $(STAMP)
 run: $(STAMP)
 	@mkdir -p "$(VAR_DIR)"
 	@test -s "$(VAR_DIR)/cron_secret" || $(PY) -c 'import secrets; print(secrets.token_urlsafe(48))' > "$(VAR_DIR)/cron_secret"
-	DJANGO_DEBUG=1 CRON_SECRET="$$(cat "$(VAR_DIR)/cron_secret")" RESEARCH_ALLOW_HOSTS=127.0.0.1:8766 \
-		$(PY) manage.py landed_run $(RUN_ARGS)
+	$(EMBEDDED_ENV) $(PY) manage.py landed_run $(RUN_ARGS)
+
+# The headless pipeline on the demo business: prepare it as `make run` does, then run every
+# stage, approving as the demo owner, and print the funnel.
+pipeline: $(STAMP)
+	@mkdir -p "$(VAR_DIR)"
+	@test -s "$(VAR_DIR)/cron_secret" || $(PY) -c 'import secrets; print(secrets.token_urlsafe(48))' > "$(VAR_DIR)/cron_secret"
+	$(EMBEDDED_ENV) $(PY) manage.py landed_run --no-serve >/dev/null
+	$(EMBEDDED_ENV) $(PY) manage.py pipeline --account demo --approve-as demo --embedded
 
 test: $(STAMP)
 	$(PY) -m ruff check .

@@ -262,6 +262,9 @@ LOGGING = {
         "urllib3": {"level": "WARNING"},
     },
 }
+if CELERY_TASK_ALWAYS_EAGER:
+    # In-process tasks would log a "succeeded" line for every click in the embedded demo.
+    LOGGING["loggers"]["celery.app.trace"] = {"level": "WARNING"}
 
 # --- Sentry -------------------------------------------------------------------------
 SENTRY_DSN = env_str("SENTRY_DSN")
