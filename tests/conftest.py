@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from posting.models import Account, Membership
+from posting.models import Account
 from tests import factories
 
 
@@ -37,9 +37,6 @@ def member_client(member: User) -> Client:
 @pytest.fixture
 def other_member(other_account: Account) -> User:
     return factories.member_create(account=other_account, username="intruder")
-
-
-__all__ = ["Membership"]
 
 
 @pytest.fixture(autouse=True)
