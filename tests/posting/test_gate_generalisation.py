@@ -189,3 +189,12 @@ def test_the_command_names_file_and_line_of_a_parse_error(tmp_path: Path) -> Non
 
     with pytest.raises(CommandError, match=r"01-a.txt:10: unknown label 'maybe'"):
         call_command("gate_eval", "--set", "general", "--data-dir", str(tmp_path))
+
+
+def test_the_committed_set_parses_with_four_honest_and_four_rejected_drafts_per_article() -> None:
+    articles = general_set_load()
+
+    assert len(articles) >= 20
+    for article in articles:
+        assert sum(draft.honest for draft in article.drafts) == 4, article.name
+        assert sum(not draft.honest for draft in article.drafts) == 4, article.name
