@@ -57,9 +57,8 @@ def _speakers() -> str:
             f'<rect x="{x + 20}" y="280" width="110" height="56" fill="#333"/>'
         )
 
-    return f'<rect width="640" height="336" fill="#d7e3e8"/><rect y="300" width="640" height="36" fill="#9a8a74"/>' + (
-        speaker(120) + speaker(370)
-    )
+    room = '<rect width="640" height="336" fill="#d7e3e8"/><rect y="300" width="640" height="36" fill="#9a8a74"/>'
+    return room + speaker(120) + speaker(370)
 
 
 def _vinyl_sales() -> str:
@@ -72,12 +71,14 @@ def _vinyl_sales() -> str:
         f'<circle cx="{150 + dx}" cy="170" r="32" fill="{color}"/>'
         for dx, color in ((-20, "#e0b531"), (20, "#d4563c"))
     )
-    return f'<rect width="640" height="336" fill="#f4efe6"/>{records}{bars}<rect x="320" y="280" width="270" height="4" fill="#333"/>'
+    axis = '<rect x="320" y="280" width="270" height="4" fill="#333"/>'
+    return f'<rect width="640" height="336" fill="#f4efe6"/>{records}{bars}{axis}'
 
 
 def _record_store_day() -> str:
     queue = "".join(
-        f'<circle cx="{60 + i * 48}" cy="232" r="14" fill="{c}"/><rect x="{48 + i * 48}" y="248" width="24" height="52" rx="8" fill="{c}"/>'
+        f'<circle cx="{60 + i * 48}" cy="232" r="14" fill="{c}"/>'
+        f'<rect x="{48 + i * 48}" y="248" width="24" height="52" rx="8" fill="{c}"/>'
         for i, c in enumerate(("#394b59", "#a33", "#2f6f8f", "#6a5", "#444", "#b7792e", "#735", "#2f6f8f", "#a33"))
     )
     return f"""
@@ -85,7 +86,8 @@ def _record_store_day() -> str:
 <rect y="300" width="640" height="36" fill="#6f6a64"/>
 <rect x="360" y="40" width="260" height="260" fill="#1f5c7a"/>
 <rect x="380" y="60" width="220" height="40" fill="#f2e6c9"/>
-<text x="490" y="88" font-family="Georgia, serif" font-size="22" fill="#1f5c7a" text-anchor="middle">SPINDLE RECORDS</text>
+<text x="490" y="88" font-family="Georgia, serif" font-size="22" fill="#1f5c7a" text-anchor="middle">
+SPINDLE RECORDS</text>
 <rect x="385" y="120" width="90" height="120" fill="#cfe3ee"/>
 <circle cx="430" cy="180" r="34" fill="#111"/><circle cx="430" cy="180" r="10" fill="#e0b531"/>
 <rect x="500" y="120" width="95" height="180" fill="#123c52"/>
@@ -99,7 +101,8 @@ def _headphones() -> str:
         f'<rect x="{x + 38}" y="175" width="34" height="62" rx="14" fill="{c}"/>'
         for x, c in ((120, "#222"), (320, "#b08d57"), (520, "#3b5f8a"))
     )
-    return f'<rect width="640" height="336" fill="#efece6"/><rect y="262" width="640" height="74" fill="#d9d2c5"/>{pairs}'
+    shelf = '<rect y="262" width="640" height="74" fill="#d9d2c5"/>'
+    return f'<rect width="640" height="336" fill="#efece6"/>{shelf}{pairs}'
 
 
 def _show() -> str:
@@ -112,7 +115,8 @@ def _show() -> str:
         f'<circle cx="{30 + i * 42}" cy="{250 + (i % 2) * 10}" r="15" fill="{c}"/>'
         for i, c in enumerate(("#333", "#654", "#456", "#345", "#533", "#444", "#365") * 2)
     )
-    return f'<rect width="640" height="336" fill="#2b2b33"/><rect y="200" width="640" height="136" fill="#4a4a55"/>{banners}{crowd}'
+    floor = '<rect y="200" width="640" height="136" fill="#4a4a55"/>'
+    return f'<rect width="640" height="336" fill="#2b2b33"/>{floor}{banners}{crowd}'
 
 
 def _factory() -> str:
@@ -127,8 +131,10 @@ def _factory() -> str:
 <polygon points="90,120 320,80 550,120" fill="#8d8d8d"/>
 {panels}
 <rect x="280" y="200" width="80" height="90" fill="#5c4a3a"/>
-<rect x="130" y="160" width="100" height="40" fill="#8fb3c9"/><rect x="410" y="160" width="100" height="40" fill="#8fb3c9"/>
-<text x="320" y="150" font-family="Helvetica, Arial, sans-serif" font-size="22" fill="#333" text-anchor="middle">HALDEN</text>"""
+<rect x="130" y="160" width="100" height="40" fill="#8fb3c9"/>
+<rect x="410" y="160" width="100" height="40" fill="#8fb3c9"/>
+<text x="320" y="150" font-family="Helvetica, Arial, sans-serif" font-size="22" fill="#333" text-anchor="middle">
+HALDEN</text>"""
 
 
 IMAGES = {
