@@ -1,7 +1,16 @@
-"""The demo business that ``make run`` seeds: a login, feeds and sandbox channels.
+"""The demo business that ``make run`` seeds: a login, feeds, a voice and sandbox channels.
 
-Idempotent: running it again finds what exists. Talks to the Graph sandbox over its
-HTTP control API, so it works whether the sandbox runs in this process or another.
+Harbour Hi-Fi is an independent hi-fi and record shop (like the service's first real
+customer). It reads the demo site's audio-trade feed and a general news digest with
+off-topic stories in it (``research/demo.py``), and its past posts
+(``demo/past_posts.json``) have a voice of their own: "we", speaking to "you", a
+question in about half of them, a signed-off Facebook post with a link, two or three
+of its own hashtags and its own two emoji on Instagram only.
+
+Idempotent, and it converges: running it again finds what exists and brings a demo
+account seeded by an older version (a var/ kept from before) up to this definition.
+Talks to the Graph sandbox over its HTTP control API, so it works whether the sandbox
+runs in this process or another.
 """
 
 from __future__ import annotations
@@ -20,6 +29,16 @@ from posting.models import Account, Membership, Platform
 DEMO_SLUG = "demo"
 DEMO_PAST_POSTS = settings.BASE_DIR / "demo" / "past_posts.json"
 DEMO_USERNAME = "demo"
+DEMO_BUSINESS = {
+    "name": "Harbour Hi-Fi",
+    "industry": "audio retail",
+    # A small shop posts a couple of times a day, not a feed's worth.
+    "cadence_per_day": 2,
+    "own_names": ["Harbour Hi-Fi", "@harbourhifi"],
+}
+DEMO_INSTAGRAM_USERNAME = "harbourhifi"
+# How demo past posts are marked, so a changed past_posts.json replaces only its own.
+DEMO_ORIGIN = "demo"
 
 
 @dataclass
@@ -31,28 +50,25 @@ class DemoLogin:
 
 def demo_seed(*, feeds_url: str) -> DemoLogin:
     from publish.models import Channel
-    from research.demo import ATOM_PATH, RSS_PATH
-    from research.services import source_subscribe
+    from research.demo import ATOM_PATH, AUDIO_FEED_PATH, DIGEST_FEED_PATH, RSS_PATH
+    from research.services import source_subscribe, source_unsubscribe
 
     password = _demo_password()
     with transaction.atomic():
-        account, _ = Account.objects.get_or_create(
-            slug=DEMO_SLUG,
-            defaults={
-                "name": "Lighthouse Digital",
-                "industry": "technology",
-                "is_paying": True,
-                "cadence_per_day": 3,
-                "own_names": ["Lighthouse Digital", "@lighthousedigital"],
-            },
+        account, _ = Account.objects.update_or_create(
+            slug=DEMO_SLUG, defaults=DEMO_BUSINESS, create_defaults={**DEMO_BUSINESS, "is_paying": True}
         )
         user, created = get_user_model().objects.get_or_create(username=DEMO_USERNAME)
         if created or not user.check_password(password):
             user.set_password(password)
             user.save()
         Membership.objects.get_or_create(user=user, account=account, defaults={"role": Membership.Role.OWNER})
-        for path, title in ((RSS_PATH, "Industry news (demo)"), (ATOM_PATH, "Science news (demo)")):
+        for path, title in ((AUDIO_FEED_PATH, "Audio trade news"), (DIGEST_FEED_PATH, "News digest")):
             source_subscribe(account=account, url=f"{feeds_url}{path}", title=title)
+        # Earlier demos read the real pages' feeds; those are test fixtures now.
+        retired = {f"{feeds_url}{path}" for path in (RSS_PATH, ATOM_PATH)}
+        for source_id in account.subscriptions.filter(source__url__in=retired).values_list("source_id", flat=True):
+            source_unsubscribe(account=account, source_id=source_id)
 
     if not Channel.objects.filter(account=account, status=Channel.Status.CONNECTED).exists():
         _sandbox_channels_connect(account)
@@ -61,15 +77,20 @@ def demo_seed(*, feeds_url: str) -> DemoLogin:
 
 
 def _demo_voice_learn(account: Account) -> None:
-    """Import the demo business's past posts and learn its voice, once (learned once, relearned on request)."""
-    from posting.models import VoiceProfile
+    """Import the demo business's past posts and learn its voice, per platform, when they
+    are not what ``demo/past_posts.json`` says (first run, or the file changed)."""
+    from posting.models import PastPost, VoiceProfile
     from posting.voice.services import voice_import, voice_learn
 
     past_posts = json.loads(DEMO_PAST_POSTS.read_text())
     for platform, posts in past_posts.items():
-        if VoiceProfile.objects.filter(account=account, platform=platform).exists():
+        wanted = {post["text"].strip() for post in posts}
+        demo_posts = PastPost.objects.filter(account=account, platform=platform, origin=DEMO_ORIGIN)
+        if set(demo_posts.values_list("text", flat=True)) != wanted:
+            demo_posts.delete()
+            voice_import(account=account, platform=platform, posts=posts, origin=DEMO_ORIGIN)
+        elif VoiceProfile.objects.filter(account=account, platform=platform).exists():
             continue
-        voice_import(account=account, platform=platform, posts=posts, origin="demo")
         voice_learn(account=account, platform=platform)
 
 
@@ -84,7 +105,7 @@ def _sandbox_channels_connect(account: Account) -> None:
     control = f"{settings.GRAPH_API_BASE_URL}/_sandbox"
     user = _control(f"{control}/create_user", {"name": "Demo Owner"})
     page = _control(
-        f"{control}/create_page", {"user_id": user["id"], "name": account.name, "ig_username": "lighthouse"}
+        f"{control}/create_page", {"user_id": user["id"], "name": account.name, "ig_username": DEMO_INSTAGRAM_USERNAME}
     )
     channel_connect_sandbox(
         account=account,
@@ -98,7 +119,7 @@ def _sandbox_channels_connect(account: Account) -> None:
             account=account,
             platform=Platform.INSTAGRAM,
             external_id=page["instagram_id"],
-            name="@lighthouse",
+            name=f"@{DEMO_INSTAGRAM_USERNAME}",
             token=page["access_token"],
         )
 

@@ -15,7 +15,7 @@ from posting.tasks import account_drafts_compose_task
 from publish.models import Publication
 from publish.sandbox import GraphSandbox
 from publish.services import channel_connect_sandbox
-from research.demo import RSS_PATH, demo_site_server
+from research.demo import AUDIO_FEED_PATH, demo_site_server
 from research.devserver import StaticSiteServer
 from research.models import Article
 from research.services import source_subscribe
@@ -57,14 +57,14 @@ def worker(sandbox: GraphSandbox, feeds: StaticSiteServer, tmp_path: Path) -> It
 def test_an_approved_draft_lands_through_a_real_worker(
     sandbox: GraphSandbox, feeds: StaticSiteServer, worker: WorkerProcess, settings
 ) -> None:
-    # given: a business subscribed to the bundled feed, with sandbox Facebook and Instagram channels
+    # given: a hi-fi shop subscribed to the bundled audio-trade feed, with sandbox Facebook and Instagram channels
     settings.GRAPH_API_BASE_URL = sandbox.base_url
     settings.RESEARCH_ALLOW_HOSTS = [f"127.0.0.1:{feeds.port}"]
-    account: Account = factories.account_create(name="Lighthouse Digital", slug="lighthouse")
+    account: Account = factories.account_create(name="Harbour Hi-Fi", slug="harbour-hifi", industry="audio retail")
     owner: User = factories.member_create(account=account)
-    source_subscribe(account=account, url=f"{feeds.base_url}{RSS_PATH}")
+    source_subscribe(account=account, url=f"{feeds.base_url}{AUDIO_FEED_PATH}")
     sandbox_user = sandbox.create_user(name="Owner")
-    page = sandbox.create_page(sandbox_user["id"], name="Lighthouse Digital")
+    page = sandbox.create_page(sandbox_user["id"], name="Harbour Hi-Fi")
     channel_connect_sandbox(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
@@ -76,7 +76,7 @@ def test_an_approved_draft_lands_through_a_real_worker(
         account=account,
         platform=Platform.INSTAGRAM,
         external_id=page["instagram_id"],
-        name="@lighthouse",
+        name="@harbourhifi",
         token=page["access_token"],
     )
 
