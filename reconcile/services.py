@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
+from publish.crypto import TokenDecryptError
 from publish.errors import NeedsReconnect, NotVisibleYet, PlatformError, Throttled
 from publish.kinds import FailureKind
 from publish.lifecycle import Event, post_writes_count, publication_transition
@@ -68,8 +69,10 @@ def publication_reconcile(*, publication_id: int) -> Publication:
         return publication
     try:
         provider = provider_build(channel=publication.channel)
-    except Exception:
-        logger.exception("cannot build a provider for publication %s", publication.pk)
+    except TokenDecryptError:
+        logger.warning(
+            "channel %s token cannot be decrypted; publication %s not read", publication.channel_id, publication.pk
+        )
         return _read_missed(publication, reason="channel token unreadable")
     if publication.status == Status.PUBLISHED:
         return _read_back(publication, provider)
