@@ -11,7 +11,8 @@
 - LANDED posts are read again about a day later: gone → VANISHED.
 
 Every read is claimed with a conditional update on ``read_count``, so two reconcilers never
-act on one publication at once.
+act on one publication at once. Every change of status is a move of ``publish.lifecycle``
+(read_live, found, retry_after_unknown, never_seen, unconfirm, vanish), made there.
 """
 
 from __future__ import annotations
