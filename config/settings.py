@@ -209,19 +209,19 @@ OPERATOR_EMAILS = env_list("OPERATOR_EMAILS")
 # watchdog. Beat is optional: an external cron calling POST /cron/<job>/ works the same.
 CELERY_BEAT_SCHEDULE = beat_schedule()
 # Alarms: email goes to OPERATOR_EMAILS; the webhook body is signed with HMAC-SHA256 of
-# ALARM_WEBHOOK_SECRET in X-Landed-Signature ("sha256=<hex>") and retried with backoff.
+# ALARM_WEBHOOK_SECRET in X-Landed-Signature ("sha256=<hex>"). Notices go through an outbox
+# (cron.models.AlarmNotification) delivered outside the watchdogs: each channel's notice is
+# tried up to ALARM_WEBHOOK_ATTEMPTS times, BACKOFF_S doubling between tries (the names
+# predate the outbox; they now apply to every channel).
 ALARM_WEBHOOK_URL = env_str("ALARM_WEBHOOK_URL")
 ALARM_WEBHOOK_SECRET = env_str("ALARM_WEBHOOK_SECRET")
 ALARM_WEBHOOK_ATTEMPTS = env_int("ALARM_WEBHOOK_ATTEMPTS", 3)
 ALARM_WEBHOOK_BACKOFF_S = env_float("ALARM_WEBHOOK_BACKOFF_S", 1.0)
 ALARM_WEBHOOK_TIMEOUT_S = env_float("ALARM_WEBHOOK_TIMEOUT_S", 5.0)
-# After a channel (webhook, mail server) fails with a retryable error, skip it for this long,
-# so that one unreachable endpoint cannot stall a watchdog run that opens many alarms.
-ALARM_CHANNEL_PAUSE_S = env_float("ALARM_CHANNEL_PAUSE_S", 120.0)
 if ALARM_WEBHOOK_URL and not ALARM_WEBHOOK_SECRET and not DEBUG:
     raise ImproperlyConfigured("ALARM_WEBHOOK_SECRET must be set when ALARM_WEBHOOK_URL is (webhooks are signed).")
-# Alarms are emailed from inside the watchdog runs: a hung SMTP server must cost a bounded
-# wait, not hold every watchdog until the task time limit kills it.
+# A hung SMTP server must cost the alarm delivery task a bounded wait, not hold a worker
+# until the task time limit kills it.
 EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
 # An open alarm is notified again at this interval until it resolves.
 ALARM_RENOTIFY_HOURS = env_float("ALARM_RENOTIFY_HOURS", 24.0)

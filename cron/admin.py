@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from cron.models import Alarm, ApprovalDigest, DailyMetric, JobRun
+from cron.models import Alarm, AlarmNotification, ApprovalDigest, DailyMetric, JobRun
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -30,6 +30,13 @@ class AlarmAdmin(ReadOnlyAdmin):
     list_filter = [("resolved_at", admin.EmptyFieldListFilter), "kind"]
     search_fields = ["kind", "subject", "account__name"]
     list_select_related = ["account"]
+
+
+@admin.register(AlarmNotification)
+class AlarmNotificationAdmin(ReadOnlyAdmin):
+    list_display = ["alarm", "event", "channel", "created_at", "attempts", "delivered_at", "given_up_at", "last_error"]
+    list_filter = ["channel", "event", ("delivered_at", admin.EmptyFieldListFilter)]
+    list_select_related = ["alarm"]
 
 
 @admin.register(ApprovalDigest)

@@ -17,3 +17,11 @@ class NotificationFailed(Exception):
     def __init__(self, message: str, *, permanent: bool) -> None:
         super().__init__(message)
         self.permanent = permanent
+
+
+class NotificationRetry(Exception):
+    """A notice failed in a way another attempt can fix; the next one is due in ``retry_in_s``."""
+
+    def __init__(self, message: str, *, retry_in_s: float) -> None:
+        super().__init__(message)
+        self.retry_in_s = retry_in_s

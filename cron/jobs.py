@@ -95,6 +95,8 @@ JOBS: tuple[Job, ...] = (
     Job("watchdog_research", "cron.watchdogs.watchdog_research", _hours(1), _minutes(30)),
     Job("watchdog_gate_llm", "cron.watchdogs.watchdog_gate_llm", _minutes(15), _minutes(15)),
     Job("watchdog_publishing", "cron.watchdogs.watchdog_publishing", _minutes(15), _minutes(15)),
+    # Alarm notices the delivery task did not get to (a lost message, a dead worker, a backoff).
+    Job("deliver_alarm_notifications", "cron.notify.alarm_notifications_deliver_pending", _minutes(1), _minutes(5)),
     # Housekeeping.
     Job("rollup_daily_metrics", "cron.services.daily_metrics_rollup", _hours(1), _hours(1)),
     Job("cleanup_old_records", "cron.services.old_records_cleanup", _hours(24), _hours(2)),

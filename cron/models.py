@@ -68,6 +68,53 @@ class Alarm(models.Model):
         return f"alarm {self.kind} {self.subject} ({'open' if self.resolved_at is None else 'resolved'})"
 
 
+class AlarmNotification(models.Model):
+    """One notice about an alarm for one channel: the outbox of alarm delivery.
+
+    Detection (the watchdog run) only writes these rows; a delivery task claims a row with a
+    conditional update on ``claimed_until``, sends it once, and marks it delivered, or gives
+    up on a permanent failure or after ALARM_WEBHOOK_ATTEMPTS attempts. So a dead endpoint
+    never slows a watchdog down, and two workers never deliver the same row twice.
+    """
+
+    class Channel(models.TextChoices):
+        EMAIL = "email", "Email"
+        SENTRY = "sentry", "Sentry"
+        WEBHOOK = "webhook", "Webhook"
+
+    class Event(models.TextChoices):
+        OPENED = "opened", "Opened"
+        REMINDER = "reminder", "Reminder"
+        RESOLVED = "resolved", "Resolved"
+
+    alarm = models.ForeignKey(Alarm, on_delete=models.CASCADE, related_name="notifications")
+    channel = models.CharField(max_length=16, choices=Channel.choices)
+    event = models.CharField(max_length=16, choices=Event.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Nobody else may try this row before this time: a worker's claim while it sends, or
+    # the backoff before the next attempt after a retryable failure.
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    given_up_at = models.DateTimeField(null=True, blank=True)
+    # Why the last attempt failed; names the channel and the failure, never a URL or a secret.
+    last_error = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=Q(delivered_at__isnull=True, given_up_at__isnull=True),
+                name="alarm_notification_pending",
+            )
+        ]
+
+    def __str__(self) -> str:
+        state = "delivered" if self.delivered_at else "given up" if self.given_up_at else "pending"
+        return f"{self.event} of alarm {self.alarm_id} by {self.channel} ({state})"
+
+
 class ApprovalDigest(models.Model):
     """One morning email to an account's members about drafts awaiting approval.
 

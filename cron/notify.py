@@ -1,5 +1,11 @@
 """Notifications: alarms to the operator (email, Sentry, signed webhook) and the customers'
-daily digest of drafts awaiting approval."""
+daily digest of drafts awaiting approval.
+
+Alarm notices go through an outbox: detection writes one AlarmNotification per channel
+(``cron.services``), and delivery happens here, outside the watchdog run, one attempt at a
+time. A retryable failure is retried by the delivery task (Celery's retry, with backoff)
+and by the delivery job; no watchdog ever sleeps on a dead endpoint.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,6 @@ import hmac
 import json
 import logging
 import smtplib
-import time
 from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -19,12 +24,13 @@ import requests
 from django.conf import settings
 from django.core.mail import send_mail, send_mass_mail
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from cron.errors import NotificationFailed
-from cron.models import Alarm, ApprovalDigest
+from cron.errors import NotificationFailed, NotificationRetry
+from cron.models import Alarm, AlarmNotification, ApprovalDigest
 from posting.models import Account, Membership
 
 logger = logging.getLogger(__name__)
@@ -34,56 +40,104 @@ SIGNATURE_HEADER = "X-Landed-Signature"
 DIGEST_MAX_DRAFTS = 10
 
 
-def alarm_notify(*, alarm: Alarm, event: str) -> tuple[int, list[str]]:
-    """Tell the operator about an alarm ``event`` ("opened", "reminder", "resolved").
+# How long a worker holds a notification while it sends it: far longer than any one send
+# (EMAIL_TIMEOUT, ALARM_WEBHOOK_TIMEOUT_S), so only a worker that died lets another retry.
+DELIVERY_CLAIM = timedelta(minutes=5)
+# Rows one run of the delivery job sends at most; the next tick continues.
+DELIVERY_BATCH = 200
 
-    Every configured channel is tried; returns how many were reached and why the others
-    were not (error texts name the channel and the failure, never a URL or a secret).
+
+def alarm_channels_configured() -> list[str]:
+    """The channels an alarm notice goes to now (AlarmNotification.Channel values)."""
+    channels: list[str] = []
+    if settings.OPERATOR_EMAILS:
+        channels.append(AlarmNotification.Channel.EMAIL)
+    if settings.SENTRY_DSN:
+        channels.append(AlarmNotification.Channel.SENTRY)
+    if settings.ALARM_WEBHOOK_URL:
+        channels.append(AlarmNotification.Channel.WEBHOOK)
+    return channels
+
+
+def alarm_notification_deliver(*, notification_id: int) -> str:
+    """Claim one undelivered notification and send it once, without waiting between tries.
+
+    Returns "delivered", "gave_up" (a permanent failure, the attempts are used up, or the
+    channel is no longer configured) or "not_claimed" (delivered, given up, or held by
+    another worker or a backoff). A retryable failure raises NotificationRetry, saying when
+    the next attempt is due; the row is held until then.
     """
-    delivered = 0
-    errors: list[str] = []
-    for channel in _alarm_channels():
-        name = channel.__name__.removeprefix("_alarm_")
-        paused_until = _channel_paused_until.get(name)
-        if paused_until is not None and timezone.now() < paused_until:
-            errors.append(f"{name}: skipped, it failed moments ago")
+    now = timezone.now()
+    claimed = (
+        AlarmNotification.objects.filter(pk=notification_id, delivered_at__isnull=True, given_up_at__isnull=True)
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lte=now))
+        .update(claimed_until=now + DELIVERY_CLAIM, attempts=F("attempts") + 1)
+    )
+    if claimed != 1:
+        return "not_claimed"
+    notification = AlarmNotification.objects.select_related("alarm__account").get(pk=notification_id)
+    mine = AlarmNotification.objects.filter(pk=notification.pk, delivered_at__isnull=True, given_up_at__isnull=True)
+    if notification.channel not in alarm_channels_configured():
+        mine.update(
+            given_up_at=timezone.now(), claimed_until=None, last_error=f"{notification.channel}: not configured"
+        )
+        _alarm_notify_error_refresh(alarm_id=notification.alarm_id)
+        return "gave_up"
+    try:
+        CHANNEL_SENDERS[notification.channel](alarm=notification.alarm, event=notification.event)
+    except NotificationFailed as exc:
+        logger.warning("alarm %s %s: %s", notification.alarm_id, notification.event, exc)
+        attempts = max(1, settings.ALARM_WEBHOOK_ATTEMPTS)
+        if exc.permanent or notification.attempts >= attempts:
+            error = str(exc) if exc.permanent else f"{exc} after {notification.attempts} attempts"
+            mine.update(given_up_at=timezone.now(), claimed_until=None, last_error=error[:500])
+            _alarm_notify_error_refresh(alarm_id=notification.alarm_id)
+            return "gave_up"
+        retry_in_s = settings.ALARM_WEBHOOK_BACKOFF_S * 2 ** (notification.attempts - 1)
+        mine.update(claimed_until=timezone.now() + timedelta(seconds=retry_in_s), last_error=str(exc)[:500])
+        _alarm_notify_error_refresh(alarm_id=notification.alarm_id)
+        raise NotificationRetry(str(exc), retry_in_s=retry_in_s) from exc
+    mine.update(delivered_at=timezone.now(), claimed_until=None, last_error="")
+    _alarm_notify_error_refresh(alarm_id=notification.alarm_id)
+    return "delivered"
+
+
+def alarm_notifications_deliver_pending() -> dict[str, int]:
+    """The delivery job: send every pending notification that no worker holds, once each.
+
+    The delivery task enqueued at detection normally gets there first; this catches what a
+    lost message, a dead worker or a backoff left behind. A channel that fails in this run
+    is not tried again until the next one, so a dead endpoint costs one timeout per tick,
+    not one per pending notice.
+    """
+    now = timezone.now()
+    pending = list(
+        AlarmNotification.objects.filter(delivered_at__isnull=True, given_up_at__isnull=True)
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lte=now))
+        .order_by("created_at")
+        .values_list("pk", "channel")[:DELIVERY_BATCH]
+    )
+    counts: Counter[str] = Counter()
+    failing: set[str] = set()
+    for notification_id, channel in pending:
+        if channel in failing:
+            counts["deferred"] += 1
             continue
         try:
-            delivered += int(channel(alarm=alarm, event=event))
-        except NotificationFailed as exc:
-            logger.warning("alarm %s %s: %s", alarm.pk, event, exc)
-            errors.append(str(exc))
-            if not exc.permanent:
-                _channel_paused_until[name] = timezone.now() + timedelta(seconds=settings.ALARM_CHANNEL_PAUSE_S)
-        else:
-            _channel_paused_until.pop(name, None)
-    return delivered, errors
+            counts[alarm_notification_deliver(notification_id=notification_id)] += 1
+        except NotificationRetry:
+            counts["failed"] += 1
+            failing.add(channel)
+    return {"delivered": 0, "failed": 0, "deferred": 0, "gave_up": 0, "not_claimed": 0} | dict(counts)
 
 
-# Channels that just failed with a retryable error, per process: a watchdog run opening a
-# hundred alarms while the webhook is down pays the webhook's retry budget once, not a
-# hundred times. Alarms that reached no channel are tried again at the next tick.
-_channel_paused_until: dict[str, datetime] = {}
-
-
-def alarm_channels_reset() -> None:
-    """Forget paused channels (tests, and an operator who fixed the endpoint)."""
-    _channel_paused_until.clear()
-
-
-def alarm_channels_configured() -> bool:
-    return bool(_alarm_channels())
-
-
-def _alarm_channels() -> list[Callable[..., bool]]:
-    channels: list[Callable[..., bool]] = []
-    if settings.OPERATOR_EMAILS:
-        channels.append(_alarm_email)
-    if settings.SENTRY_DSN:
-        channels.append(_alarm_sentry)
-    if settings.ALARM_WEBHOOK_URL:
-        channels.append(_alarm_webhook)
-    return channels
+def _alarm_notify_error_refresh(*, alarm_id: int) -> None:
+    """Say on the alarm why its latest notice has not reached some channel (blank when it has)."""
+    latest: dict[str, AlarmNotification] = {}
+    for notification in AlarmNotification.objects.filter(alarm_id=alarm_id).order_by("-created_at", "-pk"):
+        latest.setdefault(notification.channel, notification)
+    errors = [row.last_error for _, row in sorted(latest.items()) if row.delivered_at is None and row.last_error]
+    Alarm.objects.filter(pk=alarm_id).update(last_notify_error="; ".join(errors)[:500])
 
 
 def alarm_payload(*, alarm: Alarm, event: str) -> dict[str, Any]:
@@ -130,7 +184,7 @@ def _alarm_sentry(*, alarm: Alarm, event: str) -> bool:
 
 
 def _alarm_webhook(*, alarm: Alarm, event: str) -> bool:
-    """POST the signed payload, retrying transient failures with exponential backoff.
+    """POST the signed payload once; the outbox retries a retryable failure with backoff.
 
     A 4xx other than 429 is permanent (retrying the same body cannot help). The URL is
     never put in an error or log: webhook URLs often carry a secret path.
@@ -140,28 +194,27 @@ def _alarm_webhook(*, alarm: Alarm, event: str) -> bool:
         "Content-Type": "application/json",
         SIGNATURE_HEADER: webhook_signature(secret=settings.ALARM_WEBHOOK_SECRET, body=body),
     }
-    attempts = max(1, settings.ALARM_WEBHOOK_ATTEMPTS)
-    failure = ""
-    for attempt in range(attempts):
-        if attempt:
-            time.sleep(settings.ALARM_WEBHOOK_BACKOFF_S * 2 ** (attempt - 1))
-        try:
-            response = requests.post(
-                settings.ALARM_WEBHOOK_URL,
-                data=body,
-                headers=headers,
-                timeout=settings.ALARM_WEBHOOK_TIMEOUT_S,
-                allow_redirects=False,
-            )
-        except requests.RequestException as exc:
-            failure = type(exc).__name__
-            continue
-        if response.status_code < 300:
-            return True
-        failure = f"HTTP {response.status_code}"
-        if response.status_code < 500 and response.status_code != 429:
-            raise NotificationFailed(f"webhook: {failure}", permanent=True)
-    raise NotificationFailed(f"webhook: {failure} after {attempts} attempts", permanent=False)
+    try:
+        response = requests.post(
+            settings.ALARM_WEBHOOK_URL,
+            data=body,
+            headers=headers,
+            timeout=settings.ALARM_WEBHOOK_TIMEOUT_S,
+            allow_redirects=False,
+        )
+    except requests.RequestException as exc:
+        raise NotificationFailed(f"webhook: {type(exc).__name__}", permanent=False) from None
+    if response.status_code < 300:
+        return True
+    failure = f"webhook: HTTP {response.status_code}"
+    raise NotificationFailed(failure, permanent=response.status_code < 500 and response.status_code != 429)
+
+
+CHANNEL_SENDERS: dict[str, Callable[..., bool]] = {
+    AlarmNotification.Channel.EMAIL: _alarm_email,
+    AlarmNotification.Channel.SENTRY: _alarm_sentry,
+    AlarmNotification.Channel.WEBHOOK: _alarm_webhook,
+}
 
 
 # --- Approval digests -------------------------------------------------------------------

@@ -17,8 +17,8 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 
 from cron.errors import JobResultInvalid, JobRunNotEnqueued
 from cron.jobs import job_get
-from cron.models import Alarm, ApprovalDigest, DailyMetric, JobRun
-from cron.notify import alarm_channels_configured, alarm_notify
+from cron.models import Alarm, AlarmNotification, ApprovalDigest, DailyMetric, JobRun
+from cron.notify import alarm_channels_configured
 from cron.selectors import account_funnel_between
 from posting.models import Account
 
@@ -160,7 +160,7 @@ def alarm_open(
             # Another worker opened it between our read and our insert.
             alarm = _open_alarms(kind=kind, account=account, subject=subject).get()
     if created:
-        _alarm_notify_recorded(alarm=alarm, event="opened")
+        _alarm_notifications_queue(alarm=alarm, event=AlarmNotification.Event.OPENED)
         return alarm, True
 
     Alarm.objects.filter(pk=alarm.pk).update(details=details)
@@ -174,7 +174,7 @@ def alarm_open(
         )
         if claimed == 1:
             alarm.last_notified_at = now
-            _alarm_notify_recorded(alarm=alarm, event="reminder")
+            _alarm_notifications_queue(alarm=alarm, event=AlarmNotification.Event.REMINDER)
     return alarm, False
 
 
@@ -187,7 +187,7 @@ def alarm_resolve(*, kind: str, account: Account | None = None, subject: str = "
     if Alarm.objects.filter(pk=alarm.pk, resolved_at__isnull=True).update(resolved_at=now) != 1:
         return None  # Another worker resolved it first and sent the notice.
     alarm.resolved_at = now
-    _alarm_notify_recorded(alarm=alarm, event="resolved")
+    _alarm_notifications_queue(alarm=alarm, event=AlarmNotification.Event.RESOLVED)
     return alarm
 
 
@@ -216,21 +216,37 @@ def _open_alarms(*, kind: str, account: Account | None, subject: str) -> QuerySe
     return alarms.filter(account=account) if account is not None else alarms.filter(account__isnull=True)
 
 
-def _alarm_notify_recorded(*, alarm: Alarm, event: str) -> None:
-    """Notify, and record on the alarm whether every channel was reached.
+def _alarm_notifications_queue(*, alarm: Alarm, event: str) -> None:
+    """Write the notice for every configured channel to the outbox and hand each to the
+    delivery task after commit; nothing is sent from here (cron.notify delivers).
 
-    When no channel at all was reached for a new alarm, ``last_notified_at`` is cleared
-    so the next watchdog tick tries again instead of waiting a whole re-notify interval.
+    With no channel configured there is nothing to queue, and the alarm says so on the
+    operator page.
     """
-    delivered, errors = alarm_notify(alarm=alarm, event=event)
-    if delivered == 0 and not errors:
-        errors = ["no notification channel is configured (OPERATOR_EMAILS, SENTRY_DSN, ALARM_WEBHOOK_URL)"]
-    update: dict[str, Any] = {"last_notify_error": "; ".join(errors)[:500]}
-    if delivered == 0 and event != "resolved" and alarm_channels_configured():
-        update["last_notified_at"] = None
-    Alarm.objects.filter(pk=alarm.pk).update(**update)
-    for name, value in update.items():
-        setattr(alarm, name, value)
+    channels = alarm_channels_configured()
+    if not channels:
+        alarm.last_notify_error = (
+            "no notification channel is configured (OPERATOR_EMAILS, SENTRY_DSN, ALARM_WEBHOOK_URL)"
+        )
+        Alarm.objects.filter(pk=alarm.pk).update(last_notify_error=alarm.last_notify_error)
+        return
+    notifications = AlarmNotification.objects.bulk_create(
+        AlarmNotification(alarm=alarm, channel=channel, event=event) for channel in channels
+    )
+    for notification in notifications:
+        transaction.on_commit(lambda pk=notification.pk: _alarm_notification_enqueue(notification_id=pk))
+
+
+def _alarm_notification_enqueue(*, notification_id: int) -> None:
+    # Imported here: the tasks module imports this one.
+    from cron.tasks import alarm_notification_deliver_task
+
+    try:
+        alarm_notification_deliver_task.delay(notification_id)
+    except KombuOperationalError:
+        # The broker is down: the row waits in the outbox for the delivery job, and the
+        # watchdog that found the alarm still completes.
+        logger.warning("alarm notification %s not enqueued; the delivery job will send it", notification_id)
 
 
 # --- Housekeeping -----------------------------------------------------------------------

@@ -7,11 +7,13 @@ retry logic never parses a message string.
 
 from __future__ import annotations
 
+from publish.kinds import FailureKind
+
 
 class PlatformError(Exception):
     """A Graph API request did not do what we asked. Never carries a token."""
 
-    kind = "platform_error"
+    kind: FailureKind = FailureKind.PLATFORM_ERROR
 
     def __init__(
         self,
@@ -35,13 +37,13 @@ class PlatformError(Exception):
 class PermanentPlatformError(PlatformError):
     """Retrying the same request will fail the same way (invalid parameter, policy, format)."""
 
-    kind = "permanent"
+    kind = FailureKind.PERMANENT
 
 
 class NeedsReconnect(PlatformError):
     """The token is dead or lacks a permission: only the customer reconnecting fixes it."""
 
-    kind = "needs_reconnect"
+    kind = FailureKind.NEEDS_RECONNECT
 
 
 class Throttled(PlatformError):
@@ -50,7 +52,7 @@ class Throttled(PlatformError):
     Throttles are refused before the platform acts, so a throttled write is safe to retry.
     """
 
-    kind = "throttled"
+    kind = FailureKind.THROTTLED
 
     def __init__(self, detail: str, *, retry_after_s: int, **kwargs: int | None) -> None:
         super().__init__(detail, **kwargs)
@@ -63,27 +65,27 @@ class UnknownOutcome(PlatformError):
     The post may be live: reconcile by reading the platform before any retry.
     """
 
-    kind = "unknown_outcome"
+    kind = FailureKind.UNKNOWN_OUTCOME
 
 
 class TransientError(PlatformError):
     """Safe to try again later: a failed read, or a write the platform refused before acting
     (connection never established, container not ready yet)."""
 
-    kind = "transient"
+    kind = FailureKind.TRANSIENT
 
 
 class NotVisibleYet(PlatformError):
     """A read of an object answered 100/33 ("does not exist"): fresh objects read with lag,
     deleted ones stay this way. Which one it is, only the caller's history can tell."""
 
-    kind = "not_visible"
+    kind = FailureKind.NOT_VISIBLE
 
 
 class ContainerUnusable(PlatformError):
     """An Instagram container ended in ERROR or EXPIRED: a new container is needed."""
 
-    kind = "container_unusable"
+    kind = FailureKind.CONTAINER_UNUSABLE
 
 
 class NoConnectedChannel(Exception):

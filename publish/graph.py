@@ -1,5 +1,8 @@
 """The one HTTP client for the Meta Graph API (and our Graph sandbox: only the base URL differs).
 
+Publishing, reconcile, the connect flow and the token check (``publish.oauth.graph_auth``)
+all speak to the platform through ``GraphClient`` and get its typed errors.
+
 Every request goes to ``{GRAPH_API_BASE_URL}/{GRAPH_API_VERSION}/{path}`` with the token in
 ``Authorization: Bearer`` (never the query string, where it would leak into exception text
 and access logs), explicit timeouts, and no automatic retries: whether a failed request may
@@ -94,7 +97,11 @@ class GraphObserver(Protocol):
 
 
 class GraphClient:
-    """One token, one base URL. Build one per channel and operation."""
+    """One token, one base URL. Build one per channel and operation.
+
+    ``token`` may be empty for the few calls that authenticate by form fields instead (the
+    OAuth code exchange): then no Authorization header and no appsecret_proof are sent.
+    """
 
     def __init__(
         self,
@@ -116,6 +123,15 @@ class GraphClient:
 
     def __repr__(self) -> str:
         return f"<GraphClient {self._root}>"
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self) -> GraphClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def read(self, path: str, *, kind: str, params: Mapping[str, Any] | None = None) -> GraphResponse:
         """GET. Raises NeedsReconnect, Throttled, NotVisibleYet (100/33), TransientError or
@@ -169,14 +185,18 @@ class GraphClient:
     def _send(self, method: str, path: str, fields: dict[str, Any], *, write: bool) -> GraphResponse:
         payload = {**fields, **self._proof()}
         url = f"{self._root}/{path}"
-        headers = {"Authorization": f"Bearer {self._token}", "Accept": "application/json"}
+        headers = {"Accept": "application/json"}
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
         # Connect quickly or not at all; the read timeout bounds a hung platform.
         timeout = (min(5.0, self._timeout_s), self._timeout_s)
+        # No redirects: a token, a proof or the client secret must never follow one elsewhere.
+        options: dict[str, Any] = {"headers": headers, "timeout": timeout, "stream": True, "allow_redirects": False}
         try:
             if method == "GET":
-                raw = self._session.get(url, params=payload, headers=headers, timeout=timeout, stream=True)
+                raw = self._session.get(url, params=payload, **options)
             else:
-                raw = self._session.post(url, data=payload, headers=headers, timeout=timeout, stream=True)
+                raw = self._session.post(url, data=payload, **options)
             content = _read_capped(raw)
         except requests.ConnectTimeout:
             # The TCP connection was never made, so the platform never saw the request.
@@ -213,7 +233,7 @@ class GraphClient:
         # appsecret_proof lets the platform reject a stolen token used without our secret
         # ("Require App Secret"); it is an HMAC of the token, not the token.
         secret = settings.FACEBOOK_APP_SECRET
-        if not secret:
+        if not secret or not self._token:
             return {}
         digest = hmac.new(secret.encode(), self._token.encode(), hashlib.sha256).hexdigest()
         return {"appsecret_proof": digest}

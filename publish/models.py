@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from posting.models import Platform
+from publish.kinds import AttemptOutcome, FailureKind, RequestKind
 
 
 class Channel(models.Model):
@@ -108,7 +109,7 @@ class Publication(models.Model):
     landed_at = models.DateTimeField(null=True, blank=True)
     last_read_at = models.DateTimeField(null=True, blank=True)
     read_count = models.PositiveIntegerField(default=0)
-    failure_kind = models.CharField(max_length=32, blank=True)
+    failure_kind = models.CharField(max_length=32, choices=FailureKind.choices, blank=True)
     failure_reason = models.CharField(max_length=1000, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -136,14 +137,14 @@ class PublishAttempt(models.Model):
     """One request we made for a publication: what was sent (never the token), what came back."""
 
     publication = models.ForeignKey(Publication, on_delete=models.CASCADE, related_name="attempts")
-    request_kind = models.CharField(max_length=32)
+    request_kind = models.CharField(max_length=32, choices=RequestKind.choices)
     task_id = models.CharField(max_length=64, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     http_status = models.PositiveSmallIntegerField(null=True, blank=True)
     error_code = models.IntegerField(null=True, blank=True)
     error_subcode = models.IntegerField(null=True, blank=True)
-    outcome = models.CharField(max_length=32, blank=True)
+    outcome = models.CharField(max_length=32, choices=AttemptOutcome.choices, blank=True)
     request_summary = models.JSONField(default=dict, blank=True)
     response_summary = models.JSONField(default=dict, blank=True)
 

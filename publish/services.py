@@ -37,6 +37,8 @@ from publish.errors import (
     UnknownOutcome,
 )
 from publish.graph import QUOTA_SUBCODE, GraphClient
+from publish.kinds import AttemptOutcome, FailureKind, RequestKind
+from publish.lifecycle import Event, publication_transition
 from publish.models import Channel, Publication, PublishAttempt
 from publish.providers import provider_for
 from publish.providers.base import OutgoingPost, Provider
@@ -113,19 +115,23 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
         )
         publication.refresh_from_db()
         return publication
-    claimed = Publication.objects.filter(pk=publication_id, status=Status.SCHEDULED, scheduled_for__lte=now).update(
-        status=Status.PUBLISHING, publishing_started_at=now, updated_at=now
+    claimed = publication_transition(
+        event=Event.CLAIM,
+        publication_id=publication_id,
+        where=Q(scheduled_for__lte=now),
+        publishing_started_at=now,
+        updated_at=now,
     )
-    if claimed != 1:
+    if not claimed:
         # Another worker got there first, or it is not due (throttled, already done).
         publication.refresh_from_db()
         return publication
     publication.refresh_from_db()
     if PublishAttempt.objects.filter(publication=publication).count() >= MAX_REQUESTS_PER_PUBLICATION:
-        return _transition(
+        return _settle(
             publication,
-            status=Status.FAILED,
-            failure_kind="gave_up",
+            Event.GIVE_UP,
+            failure_kind=FailureKind.GAVE_UP,
             failure_reason=f"stopped after {MAX_REQUESTS_PER_PUBLICATION} requests to the platform",
         )
     journal = AttemptJournal(publication=publication, task_id=task_id)
@@ -142,8 +148,11 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
         channel_mark_needs_reconnect(
             channel=publication.channel, reason="the stored token cannot be decrypted; reconnect the channel"
         )
-        return _transition(
-            publication, status=Status.SCHEDULED, failure_kind="needs_reconnect", failure_reason="token unreadable"
+        return _settle(
+            publication,
+            Event.RETRY_LATER,
+            failure_kind=FailureKind.NEEDS_RECONNECT,
+            failure_reason="token unreadable",
         )
     except PlatformError as exc:
         return _publish_failed(publication, exc)
@@ -152,32 +161,34 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
         # the only safe state is UNKNOWN (reconcile decides); if none was sent, try again
         # later. Re-raised either way so that it is seen.
         if journal.writes_sent:
-            _transition(publication, status=Status.UNKNOWN, failure_kind="internal", failure_reason="internal error")
+            _settle(
+                publication, Event.OUTCOME_UNKNOWN, failure_kind=FailureKind.INTERNAL, failure_reason="internal error"
+            )
         else:
-            _transition(
+            _settle(
                 publication,
-                status=Status.SCHEDULED,
+                Event.RETRY_LATER,
                 scheduled_for=timezone.now() + timedelta(seconds=INTERNAL_RETRY_S),
-                failure_kind="internal",
+                failure_kind=FailureKind.INTERNAL,
                 failure_reason="internal error before anything was sent",
             )
         raise
     if step.post_id:
-        publication = _transition(
+        publication = _settle(
             publication,
-            status=Status.PUBLISHED,
+            Event.PLATFORM_ACCEPTED,
             platform_post_id=step.post_id,
             published_at=timezone.now(),
-            failure_kind="",
+            failure_kind=FailureKind.NONE,
             failure_reason="",
         )
     else:
         # An Instagram container still processing: do not hold a worker, poll it later.
-        publication = _transition(
+        publication = _settle(
             publication,
-            status=Status.SCHEDULED,
+            Event.RETRY_LATER,
             scheduled_for=timezone.now() + timedelta(seconds=CONTAINER_RECHECK_S),
-            failure_kind="",
+            failure_kind=FailureKind.NONE,
             failure_reason="",
         )
     _usage_respect(publication.channel, journal)
@@ -187,11 +198,10 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
 def publications_publish_due() -> dict[str, int]:
     """The cron sweep: abandoned claims become UNKNOWN, due publications are enqueued."""
     now = timezone.now()
-    stale = Publication.objects.filter(
-        status=Status.PUBLISHING, publishing_started_at__lt=now - timedelta(seconds=STALE_PUBLISHING_S)
-    ).update(
-        status=Status.UNKNOWN,
-        failure_kind="worker_lost",
+    stale = publication_transition(
+        event=Event.WORKER_LOST,
+        where=Q(publishing_started_at__lt=now - timedelta(seconds=STALE_PUBLISHING_S)),
+        failure_kind=FailureKind.WORKER_LOST,
         failure_reason="the worker publishing this stopped before recording an outcome",
         read_count=0,
         last_read_at=None,
@@ -301,9 +311,9 @@ class AttemptJournal:
             self.writes_sent += 1
         return PublishAttempt.objects.create(
             publication=self.publication,
-            request_kind=kind[:32],
+            request_kind=RequestKind(kind),
             task_id=self.task_id,
-            outcome="sent",
+            outcome=AttemptOutcome.SENT,
             request_summary={"method": method, "path": path, "params": sent},
         )
 
@@ -324,7 +334,7 @@ class AttemptJournal:
             http_status=http_status,
             error_code=error.code if error is not None else None,
             error_subcode=error.subcode if error is not None else None,
-            outcome=error.kind if error is not None else "ok",
+            outcome=AttemptOutcome(error.kind) if error is not None else AttemptOutcome.OK,
             response_summary=received,
         )
 
@@ -336,9 +346,9 @@ def _publish_failed(publication: Publication, exc: PlatformError) -> Publication
     reason = str(exc)[:1000]
     now = timezone.now()
     if isinstance(exc, UnknownOutcome):
-        return _transition(
+        return _settle(
             publication,
-            status=Status.UNKNOWN,
+            Event.OUTCOME_UNKNOWN,
             failure_kind=exc.kind,
             failure_reason=reason,
             read_count=0,
@@ -347,7 +357,7 @@ def _publish_failed(publication: Publication, exc: PlatformError) -> Publication
     if isinstance(exc, NeedsReconnect):
         channel_mark_needs_reconnect(channel=publication.channel, reason=f"the platform rejected the token: {reason}")
         # Waits (not failed): publishing resumes once the customer reconnects.
-        return _transition(publication, status=Status.SCHEDULED, failure_kind=exc.kind, failure_reason=reason)
+        return _settle(publication, Event.RETRY_LATER, failure_kind=exc.kind, failure_reason=reason)
     if isinstance(exc, Throttled):
         # Jitter so that a batch of throttled publications does not return as one burst.
         resume_at = now + timedelta(seconds=exc.retry_after_s + random.uniform(5, 30))
@@ -356,24 +366,24 @@ def _publish_failed(publication: Publication, exc: PlatformError) -> Publication
             _publications_defer(channel=publication.channel, until=resume_at)
         else:
             channel_defer(channel=publication.channel, until=resume_at)
-        return _transition(
-            publication, status=Status.SCHEDULED, scheduled_for=resume_at, failure_kind=exc.kind, failure_reason=reason
+        return _settle(
+            publication, Event.RETRY_LATER, scheduled_for=resume_at, failure_kind=exc.kind, failure_reason=reason
         )
     if isinstance(exc, ContainerUnusable):
         created = PublishAttempt.objects.filter(
-            publication=publication, request_kind="ig_container_create", outcome="ok"
+            publication=publication, request_kind=RequestKind.IG_CONTAINER_CREATE, outcome=AttemptOutcome.OK
         ).count()
         if created >= MAX_CONTAINERS:
-            return _transition(
+            return _settle(
                 publication,
-                status=Status.FAILED,
+                Event.GIVE_UP,
                 failure_kind=exc.kind,
                 failure_reason=f"{reason}; gave up after {created} containers",
             )
         # Containers are invisible until published: a fresh one is safe.
-        return _transition(
+        return _settle(
             publication,
-            status=Status.SCHEDULED,
+            Event.RETRY_LATER,
             container_id="",
             scheduled_for=now,
             failure_kind=exc.kind,
@@ -381,32 +391,32 @@ def _publish_failed(publication: Publication, exc: PlatformError) -> Publication
         )
     if isinstance(exc, TransientError) and exc.subcode == BUILDER_MISSING_SUBCODE and publication.container_id:
         misses = PublishAttempt.objects.filter(
-            publication=publication, request_kind="ig_media_publish", error_subcode=BUILDER_MISSING_SUBCODE
+            publication=publication, request_kind=RequestKind.IG_MEDIA_PUBLISH, error_subcode=BUILDER_MISSING_SUBCODE
         ).count()
         if misses >= BUILDER_MISSING_RETRIES:
             # Retried within minutes and still missing: the reference says make a new container.
-            return _transition(
+            return _settle(
                 publication,
-                status=Status.SCHEDULED,
+                Event.RETRY_LATER,
                 container_id="",
                 scheduled_for=now,
                 failure_kind=exc.kind,
                 failure_reason=f"{reason}; container replaced",
             )
     if isinstance(exc, TransientError):
-        return _transition(
+        return _settle(
             publication,
-            status=Status.SCHEDULED,
+            Event.RETRY_LATER,
             scheduled_for=now + timedelta(seconds=TRANSIENT_RETRY_S * random.uniform(1, 2)),
             failure_kind=exc.kind,
             failure_reason=reason,
         )
     if isinstance(exc, PermanentPlatformError):
-        return _transition(publication, status=Status.FAILED, failure_kind=exc.kind, failure_reason=reason)
+        return _settle(publication, Event.GIVE_UP, failure_kind=exc.kind, failure_reason=reason)
     # Any other platform error on this path: not provably harmless, so reconcile first.
-    return _transition(
+    return _settle(
         publication,
-        status=Status.UNKNOWN,
+        Event.OUTCOME_UNKNOWN,
         failure_kind=exc.kind,
         failure_reason=reason,
         read_count=0,
@@ -414,10 +424,10 @@ def _publish_failed(publication: Publication, exc: PlatformError) -> Publication
     )
 
 
-def _transition(publication: Publication, *, status: str, **fields: Any) -> Publication:
-    """Leave PUBLISHING for ``status``, only if we still hold the claim."""
-    fields["updated_at"] = timezone.now()
-    Publication.objects.filter(pk=publication.pk, status=Status.PUBLISHING).update(status=status, **fields)
+def _settle(publication: Publication, event: Event, **fields: Any) -> Publication:
+    """Leave PUBLISHING by ``event``, only if we still hold the claim (every event the
+    publish path settles with leaves PUBLISHING and nothing else)."""
+    publication_transition(event=event, publication_id=publication.pk, source=Status.PUBLISHING, **fields)
     publication.refresh_from_db()
     return publication
 

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from publish import services
 from publish.models import Publication
-from reconcile.tasks import publication_reconcile_task
+from publish.signals import publication_awaiting_read
 
 logger = logging.getLogger(__name__)
 
@@ -26,5 +26,5 @@ def publication_publish_task(publication_id: int) -> None:
         logger.warning("publication %s no longer exists; nothing to publish", publication_id)
         return
     if publication.status in {Publication.Status.PUBLISHED, Publication.Status.UNKNOWN}:
-        # Read it back straight away; the reconcile sweep covers a lost message.
-        transaction.on_commit(lambda: publication_reconcile_task.delay(publication_id))
+        # Read it back straight away (reconcile listens); the reconcile sweep covers a lost message.
+        transaction.on_commit(lambda: publication_awaiting_read.send(sender=Publication, publication_id=publication_id))

@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class ReconcileConfig(AppConfig):
     name = "reconcile"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # publish never imports reconcile: it announces publications awaiting a read, and
+        # reconcile enqueues the read here.
+        from publish.signals import publication_awaiting_read
+        from reconcile.tasks import publication_read_enqueue
+
+        publication_awaiting_read.connect(publication_read_enqueue, dispatch_uid="reconcile.publication_read_enqueue")

@@ -11,7 +11,8 @@
 - LANDED posts are read again about a day later: gone → VANISHED.
 
 Every read is claimed with a conditional update on ``read_count``, so two reconcilers never
-act on one publication at once.
+act on one publication at once. Every change of status is a move of ``publish.lifecycle``
+(read_live, found, retry_after_unknown, never_seen, unconfirm, vanish), made there.
 """
 
 from __future__ import annotations
@@ -21,14 +22,16 @@ import re
 import time
 from datetime import timedelta
 from difflib import SequenceMatcher
-from typing import Any
 
 from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
+from publish.crypto import TokenDecryptError
 from publish.errors import NeedsReconnect, NotVisibleYet, PlatformError, Throttled
-from publish.models import Channel, Publication, PublishAttempt
+from publish.kinds import FailureKind
+from publish.lifecycle import Event, post_writes_count, publication_transition
+from publish.models import Channel, Publication
 from publish.providers.base import Provider, RecentPost
 from publish.services import channel_defer, channel_mark_needs_reconnect, provider_build
 from reconcile.models import EngagementSnapshot
@@ -40,8 +43,8 @@ Status = Publication.Status
 # An UNKNOWN write is retried only after this many listings (spaced RECONCILE_MIN_INTERVAL_S
 # apart) showed nothing; the reference asks for several reads over at least two minutes.
 UNKNOWN_READS_BEFORE_RETRY = 3
-# Write requests that can create a post; past this many, stop retrying and let a human look.
-POST_WRITE_KINDS = ("fb_feed", "fb_photo", "ig_media_publish")
+# Past this many requests that could have created a post (RequestKind.creates_post), stop
+# retrying and let a human look.
 MAX_POST_WRITES = 3
 # Look a little before the attempt started: platform and worker clocks differ.
 LISTING_SLACK = timedelta(minutes=10)
@@ -67,8 +70,10 @@ def publication_reconcile(*, publication_id: int) -> Publication:
         return publication
     try:
         provider = provider_build(channel=publication.channel)
-    except Exception:
-        logger.exception("cannot build a provider for publication %s", publication.pk)
+    except TokenDecryptError:
+        logger.warning(
+            "channel %s token cannot be decrypted; publication %s not read", publication.channel_id, publication.pk
+        )
         return _read_missed(publication, reason="channel token unreadable")
     if publication.status == Status.PUBLISHED:
         return _read_back(publication, provider)
@@ -146,10 +151,11 @@ def landed_recheck() -> dict[str, int]:
             )
             counts["live"] += 1
             continue
-        counts["vanished"] += Publication.objects.filter(pk=publication.pk, status=Status.LANDED).update(
-            status=Status.VANISHED,
+        counts["vanished"] += publication_transition(
+            event=Event.VANISH,
+            publication_id=publication.pk,
             last_read_at=timezone.now(),
-            failure_kind="vanished",
+            failure_kind=FailureKind.VANISHED,
             failure_reason="the platform no longer shows this post (deleted or unpublished)",
             updated_at=timezone.now(),
         )
@@ -206,11 +212,12 @@ def _read_back(publication: Publication, provider: Provider) -> Publication:
     if not read.live:
         return _read_missed(publication, reason="the platform does not show the post live yet")
     now = timezone.now()
-    Publication.objects.filter(pk=publication.pk, status=Status.PUBLISHED).update(
-        status=Status.LANDED,
+    publication_transition(
+        event=Event.READ_LIVE,
+        publication_id=publication.pk,
         permalink=read.permalink,
         landed_at=now,
-        failure_kind="",
+        failure_kind=FailureKind.NONE,
         failure_reason="",
         updated_at=now,
     )
@@ -241,12 +248,13 @@ def _find_unknown(publication: Publication, provider: Provider) -> Publication:
             return _read_missed(publication, reason="container published but the media is not listed yet")
         return _unknown_not_found(publication, reason="not among the channel's recent posts", retry_safe=True)
     now = timezone.now()
-    found = Publication.objects.filter(pk=publication.pk, status=Status.UNKNOWN).update(
-        status=Status.PUBLISHED,
+    found = publication_transition(
+        event=Event.FOUND,
+        publication_id=publication.pk,
         platform_post_id=match.post_id,
         published_at=match.created_at or now,
         read_count=0,
-        failure_kind="",
+        failure_kind=FailureKind.NONE,
         failure_reason="",
         updated_at=now,
     )
@@ -338,24 +346,27 @@ def _unknown_not_found(publication: Publication, *, reason: str, retry_safe: boo
 
 
 def _reschedule(publication: Publication, *, reason: str) -> Publication:
-    writes = PublishAttempt.objects.filter(publication=publication, request_kind__in=POST_WRITE_KINDS).count()
+    writes = post_writes_count(publication_id=publication.pk)
     now = timezone.now()
     if writes >= MAX_POST_WRITES:
-        fields: dict[str, Any] = {
-            "status": Status.FAILED,
-            "failure_kind": "never_seen",
-            "failure_reason": f"{reason}; the platform never showed the post after {writes} writes",
-        }
+        publication_transition(
+            event=Event.NEVER_SEEN,
+            publication_id=publication.pk,
+            failure_kind=FailureKind.NEVER_SEEN,
+            failure_reason=f"{reason}; the platform never showed the post after {writes} writes",
+            updated_at=now,
+        )
     else:
-        fields = {
-            "status": Status.SCHEDULED,
-            "scheduled_for": now,
-            "read_count": 0,
-            "last_read_at": None,
-            "failure_kind": "retry_after_unknown",
-            "failure_reason": reason[:1000],
-        }
-    Publication.objects.filter(pk=publication.pk, status=Status.UNKNOWN).update(updated_at=now, **fields)
+        publication_transition(
+            event=Event.RETRY_AFTER_UNKNOWN,
+            publication_id=publication.pk,
+            scheduled_for=now,
+            read_count=0,
+            last_read_at=None,
+            failure_kind=FailureKind.RETRY_AFTER_UNKNOWN,
+            failure_reason=reason[:1000],
+            updated_at=now,
+        )
     # The publish sweep picks a rescheduled publication up on its next tick.
     publication.refresh_from_db()
     return publication
@@ -384,9 +395,11 @@ def _read_missed(publication: Publication, *, reason: str) -> Publication:
     """A read that did not show the post live: wait for the next, or give up as UNCONFIRMED."""
     if publication.read_count < settings.RECONCILE_MAX_READS:
         return _note(publication, reason=reason)
-    Publication.objects.filter(pk=publication.pk, status=publication.status).update(
-        status=Status.UNCONFIRMED,
-        failure_kind="unconfirmed",
+    publication_transition(
+        event=Event.UNCONFIRM,
+        publication_id=publication.pk,
+        source=publication.status,
+        failure_kind=FailureKind.UNCONFIRMED,
         failure_reason=f"{reason} after {publication.read_count} reads"[:1000],
         updated_at=timezone.now(),
     )

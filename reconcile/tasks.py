@@ -19,3 +19,8 @@ def publication_reconcile_task(publication_id: int) -> None:
         services.publication_reconcile(publication_id=publication_id)
     except Publication.DoesNotExist:
         logger.warning("publication %s no longer exists; nothing to reconcile", publication_id)
+
+
+def publication_read_enqueue(*, publication_id: int, **_: object) -> None:
+    """Receiver of ``publish.signals.publication_awaiting_read`` (sent after commit)."""
+    publication_reconcile_task.delay(publication_id)

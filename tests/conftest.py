@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -37,13 +35,3 @@ def member_client(member: User) -> Client:
 @pytest.fixture
 def other_member(other_account: Account) -> User:
     return factories.member_create(account=other_account, username="intruder")
-
-
-@pytest.fixture(autouse=True)
-def _alarm_channels_fresh() -> Iterator[None]:
-    """A notification channel paused by one test must not be paused for the next."""
-    from cron.notify import alarm_channels_reset
-
-    alarm_channels_reset()
-    yield
-    alarm_channels_reset()

@@ -92,22 +92,3 @@ class GrantUnavailable(ConnectError):
 class NoPageChosen(ConnectError):
     reason = "no_page_chosen"
     message = "Choose at least one Page to connect."
-
-
-class GraphAuthError(Exception):
-    """A Graph call in the connect or token-check path failed.
-
-    ``code``/``subcode`` come from the Graph error envelope when there was one. The text
-    never includes the request URL or parameters: requests' own exception text does, and
-    some of our parameters are secrets.
-    """
-
-    def __init__(self, message: str, *, code: int | None = None, subcode: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.subcode = subcode
-
-    @property
-    def token_rejected(self) -> bool:
-        """The token itself is dead (expired, revoked, password changed, no Page role)."""
-        return self.code in {190, 102, 492}

@@ -6,24 +6,24 @@ long-lived exchange carry ``client_secret`` and the short-lived token as POST fo
 choice is ``debug_token``: it is GET-only and the token under inspection *is* the
 ``input_token`` query parameter; that URL is never logged (urllib3 is held at WARNING in
 settings) and no exception raised here repeats requests' own text, which includes it.
+
+Every call goes through ``publish.graph.GraphClient``, the one Graph HTTP client, so failures
+arrive as its typed errors (``publish.errors.PlatformError`` and subclasses) classified the
+same way as publishing's.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-import requests
 from django.conf import settings
 from django.utils import timezone
 
-from publish.graph import graph_int
-from publish.oauth.errors import GraphAuthError
-
-logger = logging.getLogger(__name__)
+from publish.errors import PermanentPlatformError, TransientError
+from publish.graph import GraphClient, graph_int
 
 # What Landed asks for: publish to Pages, read them back, and the same for Instagram
 # professional accounts linked to those Pages (reference §1, "Permissions").
@@ -79,9 +79,9 @@ def dialog_url(*, state: str, redirect_uri: str, rerequest: bool = False) -> str
 
 def code_exchange(*, code: str, redirect_uri: str) -> UserToken:
     """Trade the callback's single-use code for a short-lived user token."""
-    body = _call(
-        "POST",
+    body = _write(
         "oauth/access_token",
+        kind="oauth_code_exchange",
         data={
             "client_id": settings.FACEBOOK_APP_ID,
             "client_secret": settings.FACEBOOK_APP_SECRET,
@@ -94,9 +94,9 @@ def code_exchange(*, code: str, redirect_uri: str) -> UserToken:
 
 def long_lived_token(*, short_token: str) -> UserToken:
     """Trade a short-lived user token for a ~60-day one (Page tokens made from it never expire)."""
-    body = _call(
-        "POST",
+    body = _write(
         "oauth/access_token",
+        kind="oauth_long_lived_exchange",
         data={
             "grant_type": "fb_exchange_token",
             "client_id": settings.FACEBOOK_APP_ID,
@@ -109,7 +109,7 @@ def long_lived_token(*, short_token: str) -> UserToken:
 
 def permissions_granted(*, user_token: str) -> dict[str, str]:
     """``{permission: "granted" | "declined" | ...}`` for this user and our app."""
-    body = _call("GET", "me/permissions", bearer=user_token)
+    body = _read("me/permissions", kind="oauth_permissions", bearer=user_token)
     return {str(row["permission"]): str(row.get("status")) for row in _rows(body) if row.get("permission")}
 
 
@@ -120,7 +120,7 @@ def pages_list(*, user_token: str) -> list[PageGrant]:
     params = {"fields": "id,name,access_token", "limit": str(ACCOUNTS_PAGE_SIZE)}
     path = "me/accounts"
     for _ in range(MAX_PAGES_OF_ACCOUNTS):
-        body = _call("GET", path, params=params, bearer=user_token)
+        body = _read(path, kind="oauth_pages", params=params, bearer=user_token)
         for row in _rows(body):
             page_id, page_token = str(row.get("id") or ""), row.get("access_token")
             # Graph ids are digit strings; anything else must not become part of a request path.
@@ -147,16 +147,16 @@ def pages_list(*, user_token: str) -> list[PageGrant]:
 
 def token_debug(*, token: str) -> TokenCheck:
     """Ask the platform whether a token still works and when it expires (``debug_token``)."""
-    body = _call(
-        "GET",
+    body = _read(
         "debug_token",
+        kind="oauth_debug_token",
         params={"input_token": token},
         bearer=f"{settings.FACEBOOK_APP_ID}|{settings.FACEBOOK_APP_SECRET}",
     )
     data = body.get("data")
     if not isinstance(data, dict) or "is_valid" not in data:
         # No verdict is not a verdict: never mark a channel dead on a garbled answer.
-        raise GraphAuthError("Graph debug_token answered without a verdict")
+        raise TransientError("Graph debug_token answered without a verdict")
     error = data.get("error") if isinstance(data.get("error"), dict) else {}
     return TokenCheck(
         is_valid=bool(data.get("is_valid")),
@@ -168,7 +168,12 @@ def token_debug(*, token: str) -> TokenCheck:
 
 def _page_instagram(*, page_id: str, page_token: str) -> tuple[str, str]:
     """The Instagram professional account linked to a Page, or ``("", "")`` if none is."""
-    body = _call("GET", page_id, params={"fields": "instagram_business_account{id,username}"}, bearer=page_token)
+    body = _read(
+        page_id,
+        kind="oauth_page_instagram",
+        params={"fields": "instagram_business_account{id,username}"},
+        bearer=page_token,
+    )
     ig = body.get("instagram_business_account")
     if not isinstance(ig, dict) or not str(ig.get("id") or "").isdigit():
         return "", ""
@@ -183,7 +188,7 @@ def _next_page(next_url: str) -> tuple[str, dict[str, str]]:
     base = urlsplit(settings.GRAPH_API_BASE_URL)
     parts = urlsplit(next_url)
     if (parts.scheme, parts.netloc) != (base.scheme, base.netloc):
-        raise GraphAuthError("paging.next points outside the Graph API host")
+        raise PermanentPlatformError("paging.next points outside the Graph API host")
     path = parts.path.lstrip("/")
     prefix = f"{settings.GRAPH_API_VERSION}/"
     if path.startswith(prefix):
@@ -192,54 +197,16 @@ def _next_page(next_url: str) -> tuple[str, dict[str, str]]:
     return path, params
 
 
-def _call(
-    method: str,
-    path: str,
-    *,
-    params: dict[str, str] | None = None,
-    data: dict[str, str] | None = None,
-    bearer: str | None = None,
-) -> dict[str, Any]:
-    url = f"{settings.GRAPH_API_BASE_URL}/{settings.GRAPH_API_VERSION}/{path}"
-    headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
-    # `from None` everywhere: requests' exception text (and its chained cause) holds the URL.
-    try:
-        with requests.Session() as session:
-            # Talk to the configured base URL only: no proxy or netrc credentials from the
-            # environment may see the client secret or a token (as in publish.graph).
-            session.trust_env = False
-            response = session.request(
-                method,
-                url,
-                params=params,
-                data=data,
-                headers=headers,
-                timeout=settings.GRAPH_TIMEOUT_S,
-                allow_redirects=False,
-            )
-    except requests.Timeout:
-        raise GraphAuthError(f"Graph {method} /{_shape(path)} timed out") from None
-    except requests.RequestException as exc:
-        raise GraphAuthError(f"Graph {method} /{_shape(path)} failed: {type(exc).__name__}") from None
-    try:
-        body = response.json()
-    except ValueError:
-        raise GraphAuthError(f"Graph {method} /{_shape(path)} answered HTTP {response.status_code}, not JSON") from None
-    if not isinstance(body, dict):
-        raise GraphAuthError(f"Graph {method} /{_shape(path)} answered an unexpected JSON shape")
-    error = body.get("error")
-    if isinstance(error, dict) or response.status_code >= 400:
-        error = error if isinstance(error, dict) else {}
-        code, subcode = graph_int(error.get("code")), graph_int(error.get("error_subcode"))
-        logger.info(
-            "Graph %s /%s refused: HTTP %s code %s/%s", method, _shape(path), response.status_code, code, subcode
-        )
-        raise GraphAuthError(
-            f"Graph {method} /{_shape(path)} refused (HTTP {response.status_code}, code {code}/{subcode})",
-            code=code,
-            subcode=subcode,
-        )
-    return body
+def _read(path: str, *, kind: str, bearer: str, params: dict[str, str] | None = None) -> dict[str, Any]:
+    with GraphClient(token=bearer) as client:
+        return client.read(path, kind=kind, params=params).body
+
+
+def _write(path: str, *, kind: str, data: dict[str, str]) -> dict[str, Any]:
+    # Authenticated by the client id and secret in the form, not by a bearer token. Not a
+    # post: ``expect`` is left to the caller, which checks the token it needs.
+    with GraphClient(token="") as client:
+        return client.write(path, kind=kind, data=data, expect=()).body
 
 
 def _rows(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -248,15 +215,10 @@ def _rows(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [row for row in data if isinstance(row, dict)] if isinstance(data, list) else []
 
 
-def _shape(path: str) -> str:
-    """The path with ids blanked, for messages: which call failed, not which object."""
-    return "/".join("{id}" if part.isdigit() else part for part in path.split("/"))
-
-
 def _user_token(body: dict[str, Any]) -> UserToken:
     token = body.get("access_token")
     if not isinstance(token, str) or not token:
-        raise GraphAuthError("Graph token response carried no access_token")
+        raise PermanentPlatformError("Graph token response carried no access_token")
     expires_in = graph_int(body.get("expires_in"))
     expires_at = timezone.now() + timedelta(seconds=expires_in) if expires_in else None
     return UserToken(access_token=token, expires_at=expires_at)

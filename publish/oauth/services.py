@@ -24,6 +24,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from posting.models import Account, Membership, Platform
 from posting.selectors import membership_role
 from publish.crypto import TokenDecryptError, token_decrypt, token_encrypt, token_rotate
+from publish.errors import PlatformError
 from publish.models import Channel, ConnectEvent, ConnectGrant, OAuthClaim
 from publish.oauth import graph_auth
 from publish.oauth.errors import (
@@ -35,7 +36,6 @@ from publish.oauth.errors import (
     ConnectError,
     ExchangeFailed,
     GrantUnavailable,
-    GraphAuthError,
     NoPageChosen,
     NoPages,
     PermissionsDeclined,
@@ -129,7 +129,7 @@ def connect_callback(
     try:
         short = graph_auth.code_exchange(code=code, redirect_uri=redirect_uri)
         user_token = graph_auth.long_lived_token(short_token=short.access_token)
-    except GraphAuthError as exc:
+    except PlatformError as exc:
         logger.warning("connect %s: token exchange failed: %s", claim.pk, exc)
         _claim_failed(claim, ExchangeFailed(account=claim.account))
     try:
@@ -138,7 +138,7 @@ def connect_callback(
         if declined:
             _claim_failed(claim, PermissionsDeclined(declined, account=claim.account))
         pages = graph_auth.pages_list(user_token=user_token.access_token)
-    except GraphAuthError as exc:
+    except PlatformError as exc:
         logger.warning("connect %s: listing grants or pages failed: %s", claim.pk, exc)
         _claim_failed(claim, PlatformUnavailable(account=claim.account))
     if not pages:
@@ -254,7 +254,7 @@ def channels_check_tokens() -> dict[str, int]:
                 reason="The stored token cannot be read with the configured keys; reconnect to renew it.",
             )
             continue
-        except GraphAuthError as exc:
+        except PlatformError as exc:
             logger.warning("token check for channel %s failed: %s", channel.pk, exc)
             counts["check_failed"] += 1
             continue

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from posting.models import Platform
+from publish.kinds import RequestKind
 from publish.providers.base import OutgoingPost, Provider, PublishStep, ReadBack, RecentPost, parse_time, summary_count
 
 READ_FIELDS = "id,message,created_time,is_published,permalink_url,status_type"
@@ -26,7 +27,7 @@ class FacebookPageProvider(Provider):
         if post.image_url and not post.link_url:
             response = self.client.write(
                 f"{self.external_id}/photos",
-                kind="fb_photo",
+                kind=RequestKind.FB_PHOTO,
                 data={"url": post.image_url, "caption": post.message, "published": "true"},
             )
             # /photos answers {"id": <photo id>, "post_id": <page>_<post>}: the post id is
@@ -35,11 +36,11 @@ class FacebookPageProvider(Provider):
         data = {"message": post.message}
         if post.link_url:
             data["link"] = post.link_url
-        response = self.client.write(f"{self.external_id}/feed", kind="fb_feed", data=data)
+        response = self.client.write(f"{self.external_id}/feed", kind=RequestKind.FB_FEED, data=data)
         return PublishStep(post_id=str(response.body["id"]))
 
     def read_back(self, *, post_id: str) -> ReadBack:
-        body = self.client.read(post_id, kind="fb_read", params={"fields": READ_FIELDS}).body
+        body = self.client.read(post_id, kind=RequestKind.FB_READ, params={"fields": READ_FIELDS}).body
         permalink = body.get("permalink_url")
         live = body.get("is_published") is True and isinstance(permalink, str) and bool(permalink)
         return ReadBack(post_id=post_id, live=live, permalink=permalink if live else "")
@@ -48,7 +49,7 @@ class FacebookPageProvider(Provider):
         params: dict[str, Any] = {"fields": LIST_FIELDS, "since": int(since.timestamp()), "limit": LIST_PAGE_SIZE}
         posts: list[RecentPost] = []
         for _ in range(LIST_MAX_PAGES):
-            body = self.client.read(f"{self.external_id}/published_posts", kind="fb_list", params=params).body
+            body = self.client.read(f"{self.external_id}/published_posts", kind=RequestKind.FB_LIST, params=params).body
             posts.extend(_recent(item) for item in body.get("data") or [] if isinstance(item, dict))
             after = ((body.get("paging") or {}).get("cursors") or {}).get("after")
             if not (body.get("paging") or {}).get("next") or not after:
@@ -58,7 +59,7 @@ class FacebookPageProvider(Provider):
 
     def engagement(self, *, post_id: str) -> dict[str, int]:
         fields = "reactions.summary(total_count).limit(0),comments.summary(total_count).limit(0)"
-        body = self.client.read(post_id, kind="fb_engagement", params={"fields": fields}).body
+        body = self.client.read(post_id, kind=RequestKind.FB_ENGAGEMENT, params={"fields": fields}).body
         return {"reactions": summary_count(body, "reactions"), "comments": summary_count(body, "comments")}
 
 

@@ -22,6 +22,7 @@ from publish.errors import (
     UnknownOutcome,
 )
 from publish.graph import DEFAULT_QUOTA_WAIT_S, QUOTA_SUBCODE
+from publish.kinds import RequestKind
 from publish.providers.base import (
     ContainerState,
     OutgoingPost,
@@ -61,16 +62,17 @@ class InstagramProvider(Provider):
         if state.status_code != "FINISHED":
             return PublishStep(container_id=container_id)
         response = self.client.write(
-            f"{self.external_id}/media_publish", kind="ig_media_publish", data={"creation_id": container_id}
+            f"{self.external_id}/media_publish", kind=RequestKind.IG_MEDIA_PUBLISH, data={"creation_id": container_id}
         )
         return PublishStep(post_id=str(response.body["id"]), container_id=container_id)
 
     def container_state(self, *, container_id: str) -> ContainerState:
-        body = self.client.read(container_id, kind="ig_container_status", params={"fields": "status_code,status"}).body
+        params = {"fields": "status_code,status"}
+        body = self.client.read(container_id, kind=RequestKind.IG_CONTAINER_STATUS, params=params).body
         return ContainerState(status_code=str(body.get("status_code") or ""), status=str(body.get("status") or ""))
 
     def read_back(self, *, post_id: str) -> ReadBack:
-        body = self.client.read(post_id, kind="ig_read", params={"fields": READ_FIELDS}).body
+        body = self.client.read(post_id, kind=RequestKind.IG_READ, params={"fields": READ_FIELDS}).body
         permalink = body.get("permalink")
         live = isinstance(permalink, str) and bool(permalink)
         return ReadBack(post_id=post_id, live=live, permalink=permalink if live else "")
@@ -80,7 +82,7 @@ class InstagramProvider(Provider):
         params: dict[str, Any] = {"fields": LIST_FIELDS, "limit": LIST_PAGE_SIZE}
         posts: list[RecentPost] = []
         for _ in range(LIST_MAX_PAGES):
-            body = self.client.read(f"{self.external_id}/media", kind="ig_list", params=params).body
+            body = self.client.read(f"{self.external_id}/media", kind=RequestKind.IG_LIST, params=params).body
             batch = [_recent(item) for item in body.get("data") or [] if isinstance(item, dict)]
             posts.extend(batch)
             after = ((body.get("paging") or {}).get("cursors") or {}).get("after")
@@ -91,14 +93,15 @@ class InstagramProvider(Provider):
         return [post for post in posts if post.post_id and (post.created_at is None or post.created_at >= since)]
 
     def engagement(self, *, post_id: str) -> dict[str, int]:
-        body = self.client.read(post_id, kind="ig_engagement", params={"fields": "like_count,comments_count"}).body
+        params = {"fields": "like_count,comments_count"}
+        body = self.client.read(post_id, kind=RequestKind.IG_ENGAGEMENT, params=params).body
         return {"reactions": _count(body.get("like_count")), "comments": _count(body.get("comments_count"))}
 
     def _container_create(self, post: OutgoingPost) -> str:
         try:
             response = self.client.write(
                 f"{self.external_id}/media",
-                kind="ig_container_create",
+                kind=RequestKind.IG_CONTAINER_CREATE,
                 data={"image_url": post.image_url, "caption": post.message},
             )
         except UnknownOutcome as exc:
@@ -114,7 +117,7 @@ class InstagramProvider(Provider):
         try:
             body = self.client.read(
                 f"{self.external_id}/content_publishing_limit",
-                kind="ig_quota",
+                kind=RequestKind.IG_QUOTA,
                 params={"fields": "quota_usage,config"},
             ).body
         except PlatformError as exc:

@@ -86,10 +86,14 @@ def test_the_operator_page_lists_open_alarms_jobs_and_each_accounts_funnel(accou
     assert dict(response.context["connect_funnel"])["instagram"]["started"] == 1
     assert response.context["llm"]["throttled"] == 3
     assert "sha256:abcd1234" in page and "org-landed" in page
+    # The title is the title, and every section is in the page body, not inside <title>.
+    assert "<title>Operator · Landed</title>" in page
+    body = page.split("<body", 1)[1]
+    assert "Connect funnel, last 24 h" in body and "Language model, last 24 h" in body
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("model", ["jobrun", "alarm", "approvaldigest", "dailymetric"])
+@pytest.mark.parametrize("model", ["jobrun", "alarm", "alarmnotification", "approvaldigest", "dailymetric"])
 def test_the_admin_lists_cron_records_read_only(model: str, account: Account, settings) -> None:
     settings.OPERATOR_EMAILS = []
     alarm_open(kind="nothing_landed", account=account, details={"landed": 0})

@@ -13,6 +13,7 @@ import time_machine
 from django.core import mail
 
 from cron.models import Alarm
+from cron.notify import alarm_notifications_deliver_pending
 from cron.watchdogs import Kind, watchdog_landed
 from posting.models import Account
 from publish.models import Publication
@@ -109,6 +110,7 @@ def test_the_alarm_opens_once_not_every_tick_and_resolves_when_a_post_lands() ->
     for hour in range(12):
         run_at(T0 + timedelta(hours=hour))
     assert Alarm.objects.count() == 1
+    alarm_notifications_deliver_pending()
     assert len(mail.outbox) == 1
 
     # when a post lands, then the next tick resolves the alarm with a notice
@@ -117,6 +119,7 @@ def test_the_alarm_opens_once_not_every_tick_and_resolves_when_a_post_lands() ->
 
     assert counts["alarms_resolved"] == 1
     assert open_landed_alarms() == set()
+    alarm_notifications_deliver_pending()
     assert "resolved" in mail.outbox[-1].subject
     assert len(mail.outbox) == 2
 

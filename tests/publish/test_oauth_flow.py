@@ -100,6 +100,22 @@ def run_every_periodic_job() -> list[str]:
 
 
 @pytest.mark.django_db
+def test_connecting_and_checking_tokens_work_when_the_app_requires_appsecret_proof(
+    account: Account, member_client: Client, sandbox: GraphSandbox, fb_page: dict[str, Any]
+) -> None:
+    # The connect flow and the token check use the one Graph client, which signs every
+    # token-bearing call ("Require App Secret" on the app).
+    sandbox.set_appsecret_proof(required=True)
+
+    callback = member_client.get(consent(connect_start(member_client)))
+    done = pick(member_client, callback["Location"], [fb_page["id"]])
+
+    assert done["Location"] == CHANNELS
+    assert Channel.objects.filter(account=account, status=Channel.Status.CONNECTED).count() == 2
+    assert services.channels_check_tokens()["valid"] == 2
+
+
+@pytest.mark.django_db
 def test_connecting_binds_the_page_and_its_instagram_account(
     account: Account, member_client: Client, sandbox: GraphSandbox, fb_page: dict[str, Any], caplog
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 import requests
 from django.utils import timezone
 
@@ -320,3 +321,25 @@ def test_a_different_post_in_the_window_is_not_taken_for_ours(
 
     assert publication.status == Status.UNKNOWN
     assert publication.platform_post_id == ""
+
+
+def test_an_unreadable_channel_token_counts_as_a_missed_read_not_a_crash(sandbox_page: SandboxPage) -> None:
+    publication = _published(sandbox_page)
+    Channel.objects.filter(pk=sandbox_page.facebook.pk).update(token_ciphertext="not-a-fernet-token")
+
+    publication = publication_reconcile(publication_id=publication.pk)
+
+    assert publication.status == Status.PUBLISHED
+    assert publication.read_count == 1
+    assert publication.failure_reason == "channel token unreadable"
+
+
+def test_a_bug_while_building_the_provider_is_not_mistaken_for_an_unreadable_token(
+    sandbox_page: SandboxPage,
+) -> None:
+    publication = _published(sandbox_page)
+    # A platform no provider serves: a programming error, which must surface.
+    Channel.objects.filter(pk=sandbox_page.facebook.pk).update(platform="myspace")
+
+    with pytest.raises(KeyError):
+        publication_reconcile(publication_id=publication.pk)
