@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from django.test import Client
 
@@ -11,6 +14,7 @@ from tests import factories
 
 pytestmark = pytest.mark.django_db
 
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TRUE = "The shop employs 12 mechanics and stocks 400 bicycles."
 FALSE = "The shop employs 40 mechanics."
 
@@ -255,3 +259,30 @@ def test_approving_from_a_page_that_showed_older_text_is_refused(member_client, 
     assert "changed since you opened it" in page
     draft.refresh_from_db()
     assert draft.status == Draft.Status.GATED
+
+
+# --- on a phone --------------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)")
+def test_the_held_back_page_fits_a_390px_phone_without_sideways_scrolling(member_client, account, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    # A long unbroken word and a long URL are what usually push a phone layout sideways.
+    draft = classified(account)
+    Draft.objects.filter(pk=draft.pk).update(gate_reason="Held: " + "x" * 300 + " https://example.com/" + "a" * 200)
+    page_file = tmp_path / "draft.html"
+    page_file.write_text(member_client.get(f"/a/{account.slug}/drafts/{draft.pk}/").content.decode())
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+            page.goto(page_file.as_uri())
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390
+            for control in ("textarea#text", "button:has-text('Save and check')", "button:has-text('Discard')"):
+                box = page.locator(control).bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        finally:
+            browser.close()
