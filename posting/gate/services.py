@@ -73,9 +73,9 @@ def _draft_judge(draft: Draft) -> GateResult:
             verdict=REJECTED,
             claims=[],
             reason=(
-                "The article has no extracted text (extraction status: "
-                f"{article.get_extraction_status_display()}), so no claim can be checked. "
-                "The gate never judges a draft against the headline alone."
+                "Held back: we could not read the article's full text (no extracted text; extraction "
+                f"status: {article.get_extraction_status_display()}), so nothing in this draft could be "
+                "checked. We never check a draft against the headline alone."
             ),
         )
     try:
@@ -94,9 +94,11 @@ def _draft_judge(draft: Draft) -> GateResult:
         return GateResult(
             verdict=REJECTED,
             claims=[
-                ClaimResult(text=draft.text[:300], supported=False, evidence=[], reason="The gate could not check it.")
+                ClaimResult(
+                    text=draft.text[:300], supported=False, evidence=[], reason="The fact check could not read it."
+                )
             ],
-            reason=f"The factual gate could not check this draft ({type(error).__name__}); edit it or reject it.",
+            reason=f"The fact check could not check this draft ({type(error).__name__}); edit it or discard it.",
         )
 
 
