@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from posting import selectors, services
 from posting.access import member_required
@@ -43,6 +43,7 @@ def drafts(request: HttpRequest, account: Account) -> HttpResponse:
     return render(request, "posting/drafts.html", context)
 
 
+@require_GET
 @member_required
 def draft_detail(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """One draft: its text, each sentence's check, its changes, and what the customer can do."""
