@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import SHA256
+
+
+class TextSHA256(SHA256):
+    """Hex SHA-256 of a text column's UTF-8 bytes, computed by the database itself.
+
+    Django's SHA256 needs pgcrypto on PostgreSQL; the built-in ``sha256(bytea)`` (PostgreSQL
+    11+) gives the same digest without an extension. SQLite (the embedded default) uses the
+    deterministic SHA256 function Django registers on every connection.
+    """
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        return self.as_sql(
+            compiler, connection, template="ENCODE(SHA256(CONVERT_TO(%(expressions)s, 'UTF8')), 'hex')", **extra_context
+        )
+
+
+def text_sha256_of(text: str) -> str:
+    """The digest TextSHA256 computes in the database, computed here."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class Platform(models.TextChoices):
@@ -93,12 +115,14 @@ class Draft(models.Model):
         DRAFTED = "drafted", "Drafted (awaiting the factual gate)"
         GATED = "gated", "Gated"
         APPROVED = "approved", "Approved"
-        REJECTED = "rejected", "Rejected by a human"
+        REJECTED = "rejected", "Rejected by the customer"
 
     class Verdict(models.TextChoices):
-        PASSED = "passed", "Passed"
-        REJECTED = "rejected", "Rejected"
-        NO_SUBSTANCE = "no_substance", "No substance"
+        # "Rejected" is the customer's own action; what the gate does is hold a draft back.
+        # The stored values stay as they were: only what people read changed.
+        PASSED = "passed", "Fact-checked"
+        REJECTED = "rejected", "Held back"
+        NO_SUBSTANCE = "no_substance", "Held back: nothing to check"
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="drafts")
     platform = models.CharField(max_length=32, choices=Platform.choices)
@@ -109,9 +133,14 @@ class Draft(models.Model):
     composer = models.CharField(max_length=32, default="extractive")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFTED)
     gate_verdict = models.CharField(max_length=16, choices=Verdict.choices, blank=True)
-    # [{"text", "supported", "evidence": [{"sentence": n, "text": ...}], "reason"}]
+    # One entry per sentence of the draft, in order: [{"text", "class" ("claim" or the kind
+    # of non-claim: "hashtags", "call_to_action", ...), "supported", "evidence":
+    # [{"sentence": n, "text": ...}], "reason"}]. Rows gated before sentences had a class
+    # carry no "class": they are claims.
     gate_claims = models.JSONField(default=list, blank=True)
     gate_reason = models.TextField(blank=True)
+    # The SHA-256 of the exact text the verdict judged: "fact-checked" means this text.
+    gate_text_sha256 = models.CharField(max_length=64, blank=True)
     gated_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -129,11 +158,50 @@ class Draft(models.Model):
                 condition=~Q(status="approved") | Q(gate_verdict="passed"),
                 name="draft_approved_only_if_passed",
             ),
+            # A verdict belongs to the text it judged. Any write that changes the text
+            # without clearing the verdict fails here, whatever path it takes; with the
+            # constraint above, an approved draft's text can never differ from what passed.
+            models.CheckConstraint(
+                condition=Q(gate_verdict="") | Q(gate_text_sha256=TextSHA256("text")),
+                name="draft_verdict_bound_to_text",
+            ),
         ]
         indexes = [models.Index(fields=["account", "status"])]
 
     def __str__(self) -> str:
         return f"draft {self.pk} {self.platform} ({self.status})"
+
+
+class DraftRevision(models.Model):
+    """One write of a draft's text: what it became, what it replaced, who wrote it and when.
+
+    The first revision of a draft is the composer's (no previous text); every later one
+    sent the draft back to the factual gate.
+    """
+
+    class Source(models.TextChoices):
+        COMPOSER = "composer", "Composer"
+        CUSTOMER = "customer", "Customer"
+        STAFF = "staff", "Staff (admin)"
+        LLM = "llm", "Language model rewrite"
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="revisions")
+    text = models.TextField()
+    # Blank for the first revision: there was no text before it.
+    previous_text_sha256 = models.CharField(max_length=64, blank=True)
+    # Null when the system wrote the text (the composer, a model rewrite).
+    editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source = models.CharField(max_length=16, choices=Source.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["draft", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"revision {self.pk} of draft {self.draft_id} ({self.source})"
 
 
 class LLMUsage(models.Model):

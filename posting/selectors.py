@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.http import Http404
 
-from posting.models import Account, Draft, Membership
+from posting.models import Account, Draft, DraftRevision, Membership
 
 
 def account_for_member(*, user: AbstractBaseUser | AnonymousUser, slug: str) -> Account:
@@ -38,6 +39,113 @@ def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
         .select_related("article")
         .order_by("-created_at")
     )
+
+
+def drafts_held_back(*, account: Account) -> QuerySet[Draft]:
+    """Drafts the factual gate held back that the customer has not discarded yet."""
+    return (
+        Draft.objects.filter(account=account, status=Draft.Status.GATED)
+        .exclude(gate_verdict=Draft.Verdict.PASSED)
+        .select_related("article")
+        .order_by("-created_at")
+    )
+
+
+def draft_for_member(*, account: Account, draft_id: int) -> Draft:
+    """One draft of the account; 404 for any other account's draft, as for an unknown id."""
+    try:
+        return Draft.objects.select_related("article", "account").get(pk=draft_id, account=account)
+    except Draft.DoesNotExist:
+        raise Http404("No such draft") from None
+
+
+# What the customer reads for each kind of sentence the gate did not check.
+NOT_A_CLAIM = {
+    "hashtags": "Hashtags",
+    "call_to_action": "A call to action",
+    "greeting": "A greeting",
+    "question": "A question to your readers",
+    "sign_off": "Your sign-off",
+    "own_name": "Your business's name",
+    "link": "A link",
+    "emoji": "Emoji",
+    "mention": "A mention",
+}
+
+
+@dataclass(frozen=True)
+class DraftSentence:
+    """One sentence of a draft as the gate saw it, in words for the customer."""
+
+    text: str
+    kind: str  # "claim", or the kind of non-claim: "hashtags", "call_to_action", ...
+    checked: bool
+    supported: bool
+    label: str  # "Supported", "Not supported" or "Not checked"
+    why: str  # the gate's plain reason; for a sentence not checked, what kind it is
+    nearest: str  # the article sentence the gate compared it with, if any
+
+    @property
+    def state(self) -> str:
+        """For styling: passed, held or unchecked."""
+        if not self.checked:
+            return "unchecked"
+        return "passed" if self.supported else "held"
+
+
+def draft_sentences(*, draft: Draft) -> list[DraftSentence]:
+    """Every sentence the gate recorded for the draft, in order, each with its class.
+
+    Entries written before the gate classified sentences have no "class": they were claims.
+    """
+    sentences: list[DraftSentence] = []
+    entries = draft.gate_claims if isinstance(draft.gate_claims, list) else []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        kind = str(entry.get("class") or "claim")
+        checked = kind == "claim"
+        supported = bool(entry.get("supported"))
+        reason = str(entry.get("reason") or "").strip()
+        evidence = entry.get("evidence") if isinstance(entry.get("evidence"), list) else []
+        nearest = next((str(e["text"]) for e in evidence if isinstance(e, dict) and e.get("text")), "")
+        if checked:
+            label = "Supported" if supported else "Not supported"
+            why = "" if supported else reason or "The article does not support this sentence."
+        else:
+            label = "Not checked"
+            kind_words = NOT_A_CLAIM.get(kind, kind.replace("_", " ").capitalize())
+            why = reason or f"{kind_words}: not a claim about the article."
+        sentences.append(
+            DraftSentence(
+                text=str(entry.get("text", "")),
+                kind=kind,
+                checked=checked,
+                supported=supported,
+                label=label,
+                why=why,
+                nearest=nearest,
+            )
+        )
+    return sentences
+
+
+def draft_state_label(*, draft: Draft) -> str:
+    """Where the draft stands, in the customer's words: the gate holds back, only people reject."""
+    if draft.status == Draft.Status.DRAFTED:
+        return "Being fact-checked"
+    if draft.status == Draft.Status.APPROVED:
+        return "Approved"
+    if draft.status == Draft.Status.REJECTED:
+        return "Rejected by you"
+    if draft.gate_verdict == Draft.Verdict.PASSED:
+        return "Fact-checked"
+    return "Held back"
+
+
+def draft_revisions(*, draft: Draft) -> QuerySet[DraftRevision]:
+    """Every write of the draft's text, oldest first, with who made it."""
+    return DraftRevision.objects.filter(draft=draft).select_related("editor").order_by("created_at", "pk")
 
 
 def account_funnel(*, account: Account, since: datetime | None = None) -> dict[str, int]:

@@ -1,8 +1,14 @@
-"""Writes for the customer's decisions on drafts: approve, reject, edit.
+"""Writes for the decisions on drafts: approve, reject, edit, and the record of every text.
 
 Composing and gating live in ``posting.composer`` and ``posting.gate``; voice in
 ``posting.voice``. Each decision is a conditional update on the draft's status, so two
 taps (or two devices) can never approve one draft twice.
+
+"Fact-checked" means this exact text: the gate stores the SHA-256 of the text it judged
+(``gate_text_sha256``), a database constraint keeps any verdict bound to the text it sits
+on, and approval requires the stored digest to match the text the database holds. Every
+text change goes through ``draft_edit`` (or ``draft_edit_and_gate``), which clears the
+verdict and records a DraftRevision: who, when, from where.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from posting.errors import DraftInvalid, DraftStateError
-from posting.models import Draft, Platform
+from posting.models import Draft, DraftRevision, Platform, TextSHA256, text_sha256_of
 from publish.models import Publication
 
 # Platform limits a human edit must respect (reference: meta-graph-api.md §3).
@@ -23,25 +29,44 @@ MAX_HASHTAGS = {Platform.INSTAGRAM: 30}
 MAX_MENTIONS = {Platform.INSTAGRAM: 20}
 
 
+# Drafts whose text may still change: once approved or rejected, the text is final.
+EDITABLE_STATUSES = (Draft.Status.DRAFTED, Draft.Status.GATED)
+
+
 @transaction.atomic
-def draft_approve(*, draft: Draft, user: AbstractBaseUser) -> Draft:
+def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | None = None) -> Draft:
     """Approve a passed draft and schedule it on the account's channel for its platform.
 
-    Raises DraftStateError if the draft is no longer awaiting approval and
-    publish.errors.NoConnectedChannel if there is nowhere to publish it (the approval
-    is then rolled back, so the customer can connect and approve again).
+    ``text_sha256`` is the digest of the text the customer was shown (the approve form
+    carries it); None means the text of ``draft`` as the caller loaded it. Approval lands
+    only if the verdict was written for exactly that text and the row still holds it.
+
+    Raises DraftStateError if the draft is no longer awaiting approval or its text is not
+    the one that was fact-checked, and publish.errors.NoConnectedChannel if there is
+    nowhere to publish it (the approval is then rolled back, so the customer can connect
+    and approve again).
     """
     from publish.services import publication_schedule
     from publish.tasks import publication_publish_task
 
-    approved = Draft.objects.filter(
-        pk=draft.pk,
-        account_id=draft.account_id,
-        status=Draft.Status.GATED,
-        gate_verdict=Draft.Verdict.PASSED,
-    ).update(status=Draft.Status.APPROVED, decided_by=user, decided_at=timezone.now())
+    expected = text_sha256 if text_sha256 is not None else text_sha256_of(draft.text)
+    approved = (
+        Draft.objects.filter(
+            pk=draft.pk,
+            account_id=draft.account_id,
+            status=Draft.Status.GATED,
+            gate_verdict=Draft.Verdict.PASSED,
+            gate_text_sha256=expected,
+        )
+        .filter(
+            # Hashed by the database on the row it updates: whatever wrote the text since
+            # the gate judged it, this approval cannot land on text that was not checked.
+            gate_text_sha256=TextSHA256("text"),
+        )
+        .update(status=Draft.Status.APPROVED, decided_by=user, decided_at=timezone.now())
+    )
     if approved != 1:
-        raise DraftStateError("This draft is no longer waiting for approval.")
+        raise DraftStateError(_why_not_approvable(draft=draft, expected=expected))
     draft.refresh_from_db()
     publication: Publication = publication_schedule(draft=draft)
     transaction.on_commit(lambda: publication_publish_task.delay(publication.pk))
@@ -50,9 +75,10 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser) -> Draft:
 
 @transaction.atomic
 def draft_reject(*, draft: Draft, user: AbstractBaseUser) -> Draft:
-    rejected = Draft.objects.filter(
-        pk=draft.pk, account_id=draft.account_id, status__in=[Draft.Status.GATED, Draft.Status.DRAFTED]
-    ).update(status=Draft.Status.REJECTED, decided_by=user, decided_at=timezone.now())
+    """The customer's own "no": the draft (passed or held back) will never be posted."""
+    rejected = Draft.objects.filter(pk=draft.pk, account_id=draft.account_id, status__in=EDITABLE_STATUSES).update(
+        status=Draft.Status.REJECTED, decided_by=user, decided_at=timezone.now()
+    )
     if rejected != 1:
         raise DraftStateError("This draft can no longer be rejected.")
     draft.refresh_from_db()
@@ -60,28 +86,96 @@ def draft_reject(*, draft: Draft, user: AbstractBaseUser) -> Draft:
 
 
 @transaction.atomic
-def draft_edit(*, draft: Draft, user: AbstractBaseUser, text: str) -> Draft:
-    """Replace a draft's text; the edit goes back through the factual gate before approval."""
+def draft_edit(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> Draft:
+    """Replace a draft's text, record who changed it, and send it back to the factual gate.
+
+    The verdict is cleared in the same write, so the old verdict can never stand for the
+    new text; the gate task is enqueued once the edit is committed. ``source`` is a
+    DraftRevision.Source (a customer, staff in the admin, a model rewrite); ``editor`` is
+    None when the system wrote the text. Text equal to the current text changes nothing.
+
+    Raises DraftInvalid for text the platform would refuse and DraftStateError once the
+    draft is approved or rejected.
+    """
     from posting.tasks import draft_gate_task
 
+    edited, changed = _draft_text_replace(draft=draft, text=text, editor=editor, source=source)
+    if changed:
+        transaction.on_commit(lambda: draft_gate_task.delay(edited.pk))
+    return edited
+
+
+def draft_edit_and_gate(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> Draft:
+    """Like draft_edit, then judge the new text at once and return the draft with its verdict.
+
+    For the customer's page: the result is known when the page comes back, never "being
+    checked". Not one transaction on purpose: the edit commits first, and the gate (which
+    may wait seconds on a model) holds no transaction open. If the gate itself fails the
+    draft stays DRAFTED and the gate sweep judges it later.
+    """
+    from posting.gate.services import draft_gate
+
+    edited, changed = _draft_text_replace(draft=draft, text=text, editor=editor, source=source)
+    if not changed and edited.status != Draft.Status.DRAFTED:
+        return edited
+    return draft_gate(draft_id=edited.pk)
+
+
+def draft_revision_record(
+    *, draft: Draft, editor: AbstractBaseUser | None = None, source: str, previous_text: str | None = None
+) -> DraftRevision:
+    """Record the draft's current text as a revision: the composer calls it for the first text.
+
+    ``previous_text`` is the text it replaced (None for a new draft).
+    """
+    return DraftRevision.objects.create(
+        draft=draft,
+        text=draft.text,
+        previous_text_sha256="" if previous_text is None else text_sha256_of(previous_text),
+        editor=editor,
+        source=DraftRevision.Source(source),
+    )
+
+
+@transaction.atomic
+def _draft_text_replace(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> tuple[Draft, bool]:
+    """Write the new text with its revision; (the draft as now stored, whether the text changed)."""
     text = draft_text_validate(platform=draft.platform, text=text)
-    edited = Draft.objects.filter(
-        pk=draft.pk, account_id=draft.account_id, status__in=[Draft.Status.GATED, Draft.Status.DRAFTED]
-    ).update(
+    source = DraftRevision.Source(source)
+    # Locked so the revision records the text this write really replaced, even when two
+    # devices save at once.
+    current = Draft.objects.select_for_update().filter(pk=draft.pk, account_id=draft.account_id).first()
+    if current is None or current.status not in EDITABLE_STATUSES:
+        raise DraftStateError("This draft can no longer be edited: it was approved or rejected.")
+    if text == current.text:
+        return current, False
+    Draft.objects.filter(pk=current.pk).update(
         text=text,
         status=Draft.Status.DRAFTED,
         gate_verdict="",
         gate_claims=[],
         gate_reason="",
+        gate_text_sha256="",
         gated_at=None,
         edited_at=timezone.now(),
-        decided_by=user,
     )
-    if edited != 1:
-        raise DraftStateError("This draft can no longer be edited.")
-    draft.refresh_from_db()
-    transaction.on_commit(lambda: draft_gate_task.delay(draft.pk))
-    return draft
+    previous_text = current.text
+    current.refresh_from_db()
+    draft_revision_record(draft=current, editor=editor, source=source, previous_text=previous_text)
+    return current, True
+
+
+def _why_not_approvable(*, draft: Draft, expected: str) -> str:
+    current = Draft.objects.filter(pk=draft.pk, account_id=draft.account_id).first()
+    if current is None or current.status in (Draft.Status.APPROVED, Draft.Status.REJECTED):
+        return "This draft is no longer waiting for approval."
+    if current.status == Draft.Status.DRAFTED:
+        return "This draft was edited and is being fact-checked again; approve it once it passes."
+    if current.gate_verdict != Draft.Verdict.PASSED:
+        return "This draft was held back by the fact check, so it cannot be approved. Edit it or discard it."
+    if current.gate_text_sha256 != expected:
+        return "This draft changed since you opened it. Read the new text before you approve it."
+    return "This draft's text is not the text that was fact-checked, so it cannot be approved."
 
 
 def draft_text_validate(*, platform: str, text: str) -> str:

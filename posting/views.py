@@ -11,12 +11,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from posting import selectors, services
 from posting.access import member_required
 from posting.errors import DraftInvalid, DraftStateError
-from posting.models import Account, Draft, Membership
+from posting.models import Account, Draft, DraftRevision, Membership, Platform
 from publish.errors import NoConnectedChannel
 from publish.models import Publication
 
@@ -33,20 +33,22 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @member_required
 def drafts(request: HttpRequest, account: Account) -> HttpResponse:
-    awaiting = selectors.drafts_awaiting_approval(account=account)
-    held_back = (
-        Draft.objects.filter(account=account, status=Draft.Status.GATED)
-        .exclude(gate_verdict=Draft.Verdict.PASSED)
-        .select_related("article")[:20]
-    )
     context = {
         "account": account,
-        "awaiting": awaiting,
-        "held_back": held_back,
+        "awaiting": selectors.drafts_awaiting_approval(account=account),
+        "held_back": selectors.drafts_held_back(account=account)[:20],
         "can_decide": _can_decide(request, account),
         "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
     }
     return render(request, "posting/drafts.html", context)
+
+
+@require_GET
+@member_required
+def draft_detail(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+    """One draft: its text, each sentence's check, its changes, and what the customer can do."""
+    draft = selectors.draft_for_member(account=account, draft_id=draft_id)
+    return _draft_page(request, account, draft)
 
 
 @require_POST
@@ -54,7 +56,8 @@ def drafts(request: HttpRequest, account: Account) -> HttpResponse:
 def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
     draft = _decidable_draft(request, account, draft_id)
     try:
-        services.draft_approve(draft=draft, user=request.user)
+        # The digest of the text the page showed: approval means "this text", not "whatever it is now".
+        services.draft_approve(draft=draft, user=request.user, text_sha256=request.POST.get("text_sha256") or None)
     except DraftStateError as exc:
         messages.error(request, str(exc))
     except NoConnectedChannel as exc:
@@ -68,35 +71,34 @@ def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> Http
 @member_required
 def draft_reject(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
     draft = _decidable_draft(request, account, draft_id)
+    held_back = draft.status == Draft.Status.GATED and draft.gate_verdict != Draft.Verdict.PASSED
     try:
         services.draft_reject(draft=draft, user=request.user)
     except DraftStateError as exc:
         messages.error(request, str(exc))
-    else:
-        messages.success(request, "Rejected. It will not be posted.")
+        return redirect("draft", slug=account.slug, draft_id=draft.pk)
+    messages.success(request, "Discarded. It will not be posted." if held_back else "Rejected. It will not be posted.")
     return redirect("drafts", slug=account.slug)
 
 
 @member_required
 def draft_edit(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+    """Save the customer's text and fact-check it at once; the page shows the verdict."""
     draft = _decidable_draft(request, account, draft_id)
-    error = ""
-    if request.method == "POST":
-        try:
-            services.draft_edit(draft=draft, user=request.user, text=request.POST.get("text", ""))
-        except (DraftInvalid, DraftStateError) as exc:
-            error = str(exc)
-        else:
-            messages.success(request, "Saved. The edit is being fact-checked against the article again.")
-            return redirect("drafts", slug=account.slug)
-    status = 400 if error else 200
-    text = request.POST.get("text", draft.text) if error else draft.text
-    return render(
-        request,
-        "posting/draft_edit.html",
-        {"account": account, "draft": draft, "text": text, "error": error},
-        status=status,
-    )
+    if request.method != "POST":
+        return redirect("draft", slug=account.slug, draft_id=draft.pk)
+    text = request.POST.get("text", "")
+    before = draft.text
+    try:
+        draft = services.draft_edit_and_gate(
+            draft=draft, text=text, editor=request.user, source=DraftRevision.Source.CUSTOMER
+        )
+    except (DraftInvalid, DraftStateError) as exc:
+        # Nothing was saved: show the page again with the customer's own words in the box.
+        draft.refresh_from_db()
+        return _draft_page(request, account, draft, text=text, error=str(exc), status=400)
+    messages.success(request, _edit_outcome(draft, changed=draft.text != before))
+    return redirect("draft", slug=account.slug, draft_id=draft.pk)
 
 
 @member_required
@@ -109,6 +111,36 @@ def history(request: HttpRequest, account: Account) -> HttpResponse:
     )
     landed = sum(1 for p in publications if p.status == Publication.Status.LANDED)
     return render(request, "posting/history.html", {"account": account, "publications": publications, "landed": landed})
+
+
+def _draft_page(
+    request: HttpRequest, account: Account, draft: Draft, *, text: str | None = None, error: str = "", status: int = 200
+) -> HttpResponse:
+    can_decide = _can_decide(request, account)
+    context = {
+        "account": account,
+        "draft": draft,
+        "state_label": selectors.draft_state_label(draft=draft),
+        "sentences": selectors.draft_sentences(draft=draft),
+        "revisions": selectors.draft_revisions(draft=draft),
+        "can_approve": can_decide and draft.status == Draft.Status.GATED and draft.gate_verdict == Draft.Verdict.PASSED,
+        "can_edit": can_decide and draft.status in services.EDITABLE_STATUSES,
+        "max_length": services.MAX_LENGTH.get(Platform(draft.platform)),
+        "text": draft.text if text is None else text,
+        "error": error,
+    }
+    return render(request, "posting/draft.html", context, status=status)
+
+
+def _edit_outcome(draft: Draft, *, changed: bool) -> str:
+    """What the customer reads after saving: the verdict itself, never "being checked" once decided."""
+    if draft.status == Draft.Status.DRAFTED:
+        # The gate could not run in this request; the sweep will judge it within minutes.
+        return "Saved. The fact check could not finish just now; it will run again within a few minutes."
+    prefix = "Saved and fact-checked" if changed else "Nothing changed"
+    if draft.gate_verdict == Draft.Verdict.PASSED:
+        return f"{prefix}: every claim is supported by the article. You can approve it now."
+    return f"{prefix}: still held back. See which sentences the article does not support below."
 
 
 def _can_decide(request: HttpRequest, account: Account) -> bool:

@@ -46,7 +46,7 @@ def draft_create(
     status: str = "gated",
     gate_verdict: str = "passed",
 ):
-    from posting.models import Draft
+    from posting.models import Draft, text_sha256_of
 
     article = article or article_create(url=f"https://news.example/{account.slug}/{platform}")
     return Draft.objects.create(
@@ -58,6 +58,8 @@ def draft_create(
         image_url=article.lead_image_url,
         status=status,
         gate_verdict=gate_verdict,
+        # A verdict is bound to the text it judged (the draft_verdict_bound_to_text constraint).
+        gate_text_sha256=text_sha256_of(text) if gate_verdict else "",
         gate_claims=[
             {
                 "text": text,

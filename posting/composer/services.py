@@ -21,6 +21,7 @@ from posting.composer.llm_composer import ComposeError, compose_with_llm
 from posting.composer.selectors import account_platforms
 from posting.llm import llm_configured
 from posting.models import Account, ComposeSkip, Composition, Draft, LLMUsage, Platform, VoiceProfile
+from posting.services import draft_revision_record
 from research.models import Article
 from research.selectors import articles_usable_for_account
 
@@ -123,6 +124,7 @@ def draft_create(
                 fallback_reason=fallback_reason[:500],
                 llm_usage=llm_usage,
             )
+            draft_revision_record(draft=draft, source="composer")
     except IntegrityError:
         # The unique (account, platform, article) constraint: a concurrent run got there first.
         return None

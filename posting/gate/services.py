@@ -3,7 +3,9 @@
 The gate reads the article's full extracted text (``article.text``), never its headline
 alone (DESIGN.md lesson 5). Gating is safe to run twice: only a draft still in DRAFTED,
 with the very text that was judged, takes the verdict; an edit made meanwhile sends the
-draft back to DRAFTED with new text, so a stale verdict can never land on it.
+draft back to DRAFTED with new text, so a stale verdict can never land on it. The verdict
+is stored with the SHA-256 of the judged text (``gate_text_sha256``), and a database
+constraint refuses any verdict whose digest is not that of the text on the row.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import logging
 from django.utils import timezone
 
 from posting.gate.core import REJECTED, ClaimResult, GateResult, Judge, gate_evaluate
-from posting.models import Account, Draft, VoiceProfile
+from posting.models import Account, Draft, VoiceProfile, text_sha256_of
 
 logger = logging.getLogger(__name__)
 
@@ -31,14 +33,17 @@ def draft_gate(*, draft_id: int) -> Draft:
     if draft.status != Draft.Status.DRAFTED:
         return draft
 
+    judged_text = draft.text
     result = _draft_judge(draft)
     # The judge may have spent seconds on an LLM: claim the draft only now, and only if it
-    # still holds the text that was judged (no transaction is held open meanwhile).
-    Draft.objects.filter(pk=draft.pk, status=Draft.Status.DRAFTED, text=draft.text).update(
+    # still holds the text that was judged (no transaction is held open meanwhile). The
+    # digest is of the judged text, never re-read: if the text changed, nothing lands.
+    Draft.objects.filter(pk=draft.pk, status=Draft.Status.DRAFTED, text=judged_text).update(
         status=Draft.Status.GATED,
         gate_verdict=result.verdict,
         gate_claims=[claim.as_dict() for claim in result.claims],
         gate_reason=result.reason,
+        gate_text_sha256=text_sha256_of(judged_text),
         gated_at=timezone.now(),
     )
     draft.refresh_from_db()
@@ -68,9 +73,9 @@ def _draft_judge(draft: Draft) -> GateResult:
             verdict=REJECTED,
             claims=[],
             reason=(
-                "The article has no extracted text (extraction status: "
-                f"{article.get_extraction_status_display()}), so no claim can be checked. "
-                "The gate never judges a draft against the headline alone."
+                "Held back: we could not read the article's full text (no extracted text; extraction "
+                f"status: {article.get_extraction_status_display()}), so nothing in this draft could be "
+                "checked. We never check a draft against the headline alone."
             ),
         )
     try:
@@ -89,9 +94,11 @@ def _draft_judge(draft: Draft) -> GateResult:
         return GateResult(
             verdict=REJECTED,
             claims=[
-                ClaimResult(text=draft.text[:300], supported=False, evidence=[], reason="The gate could not check it.")
+                ClaimResult(
+                    text=draft.text[:300], supported=False, evidence=[], reason="The fact check could not read it."
+                )
             ],
-            reason=f"The factual gate could not check this draft ({type(error).__name__}); edit it or reject it.",
+            reason=f"The fact check could not check this draft ({type(error).__name__}); edit it or discard it.",
         )
 
 

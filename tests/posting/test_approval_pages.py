@@ -112,19 +112,16 @@ def test_an_instagram_edit_with_31_hashtags_is_refused(member_client, account):
     assert "#tag30" in response.content.decode()
 
 
-def test_an_edit_sends_the_draft_back_through_the_gate(member_client, account, django_capture_on_commit_callbacks):
+def test_an_edit_is_fact_checked_at_once_and_the_result_shown(member_client, account):
     draft = factories.draft_create(account=account)
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = _csrf_post(
-            member_client,
-            f"/a/{account.slug}/drafts/{draft.pk}/edit/",
-            {"text": "Harbour Bikes opened a second shop in Leith."},
-        )
+    text = "The shop employs 12 mechanics and stocks 400 bicycles."
+    response = _csrf_post(member_client, f"/a/{account.slug}/drafts/{draft.pk}/edit/", {"text": text})
     assert response.status_code == 302
     draft.refresh_from_db()
-    assert draft.status == Draft.Status.DRAFTED
-    assert draft.gate_verdict == ""
-    assert len(callbacks) == 1  # the gate task, enqueued once the edit is committed
+    assert (draft.text, draft.status, draft.gate_verdict) == (text, Draft.Status.GATED, Draft.Verdict.PASSED)
+    page = member_client.get(response.url).content.decode()
+    assert "Saved and fact-checked" in page
+    assert "being fact-checked" not in page.lower()
 
 
 def test_history_is_empty_for_a_new_account(member_client, account):

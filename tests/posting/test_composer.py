@@ -9,7 +9,7 @@ import pytest
 from posting.composer.extractive import compose_extractive
 from posting.composer.services import drafts_compose_all, drafts_compose_for_account
 from posting.gate.core import gate_evaluate, sentences_split
-from posting.models import Account, ComposeSkip, Composition, Draft, Platform, VoiceProfile
+from posting.models import Account, ComposeSkip, Composition, Draft, Platform, TextSHA256, VoiceProfile
 from publish.models import Channel
 from research.models import Article, Source, Subscription
 from tests import factories
@@ -121,7 +121,9 @@ def test_a_draft_the_gate_rejected_frees_its_slot_for_another_article(account: A
     article_create(account)
     first = drafts_compose_for_account(account=account)
     facebook = next(d for d in first if d.platform == Platform.FACEBOOK_PAGE)
-    Draft.objects.filter(pk=facebook.pk).update(status=Draft.Status.GATED, gate_verdict=Draft.Verdict.REJECTED)
+    Draft.objects.filter(pk=facebook.pk).update(
+        status=Draft.Status.GATED, gate_verdict=Draft.Verdict.REJECTED, gate_text_sha256=TextSHA256("text")
+    )
 
     second = drafts_compose_for_account(account=account)
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from posting.models import Account, Draft, Platform
+from posting.models import Account, Platform
 from publish.models import Channel, Publication
 from publish.sandbox import GraphSandbox
 from publish.services import channel_connect_sandbox
@@ -71,9 +71,10 @@ def publication_make(*, channel: Channel, message: str = "", n: int = 1) -> Publ
     """A scheduled, due publication of an approved draft, created directly (no task enqueued)."""
     account = channel.account
     article = factories.article_create(url=f"https://news.example/{channel.platform}/{n}-{timezone.now().timestamp()}")
-    draft = factories.draft_create(account=account, article=article, platform=channel.platform, status="approved")
     text = message or f"Harbour Bikes opened a second shop in Leith on Monday. ({channel.platform} {n})"
-    Draft.objects.filter(pk=draft.pk).update(text=text)
+    draft = factories.draft_create(
+        account=account, article=article, platform=channel.platform, text=text, status="approved"
+    )
     is_instagram = channel.platform == Platform.INSTAGRAM
     return Publication.objects.create(
         account=account,
