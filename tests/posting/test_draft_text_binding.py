@@ -207,8 +207,11 @@ def test_a_verdict_judged_on_old_text_never_lands_on_the_edited_text(account, me
 
 
 def _wait_for_a_lock_waiter() -> None:
+    # pg_stat_activity is a snapshot taken once per transaction (this runs inside the edit's
+    # transaction), so clear it before every look or a waiter that arrives later is never seen.
     with connection.cursor() as cursor:
-        for _ in range(300):
+        for _ in range(600):
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
             cursor.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
             )
