@@ -29,10 +29,10 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser) -> Draft:
 
     Raises DraftStateError if the draft is no longer awaiting approval and
     publish.errors.NoConnectedChannel if there is nowhere to publish it (the approval
-    is then rolled back, so the customer can connect and approve again).
+    is then rolled back, so the customer can connect and approve again), and, after the
+    commit, publish.errors.PublishNotEnqueued if the broker is down (the approval stands).
     """
-    from publish.services import publication_schedule
-    from publish.tasks import publication_publish_task
+    from publish.services import publication_enqueue, publication_schedule
 
     approved = Draft.objects.filter(
         pk=draft.pk,
@@ -44,7 +44,7 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser) -> Draft:
         raise DraftStateError("This draft is no longer waiting for approval.")
     draft.refresh_from_db()
     publication: Publication = publication_schedule(draft=draft)
-    transaction.on_commit(lambda: publication_publish_task.delay(publication.pk))
+    publication_enqueue(publication_id=publication.pk)
     return draft
 
 

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from posting.models import Draft
 from publish import selectors
@@ -32,6 +33,7 @@ from publish.errors import (
     NoConnectedChannel,
     PermanentPlatformError,
     PlatformError,
+    PublishNotEnqueued,
     Throttled,
     TransientError,
     UnknownOutcome,
@@ -442,6 +444,28 @@ def _publications_defer(*, channel: Channel, until: datetime) -> None:
     Publication.objects.filter(channel=channel, status=Status.SCHEDULED, scheduled_for__lt=until).update(
         scheduled_for=until, updated_at=timezone.now()
     )
+
+
+def publication_enqueue(*, publication_id: int) -> None:
+    """Hand the publication to a worker once the caller's transaction commits.
+
+    When the broker refuses the message (down, unreachable), the commit has already happened:
+    the publication stays SCHEDULED for the publish sweep, the failure is logged, and
+    PublishNotEnqueued tells the caller so that a person sees "queued", not an error page.
+    """
+    transaction.on_commit(lambda: _publish_send(publication_id))
+
+
+def _publish_send(publication_id: int) -> None:
+    from publish.tasks import publication_publish_task
+
+    try:
+        publication_publish_task.delay(publication_id)
+    except KombuOperationalError as exc:
+        logger.error(
+            "publication %s not enqueued (%s); the publish sweep will send it", publication_id, type(exc).__name__
+        )
+        raise PublishNotEnqueued(f"publication {publication_id} is scheduled but not enqueued") from exc
 
 
 def _publish_enqueue(publication_id: int) -> None:
