@@ -300,6 +300,9 @@ WATCHDOG_LLM_WINDOW_MINUTES = env_int("WATCHDOG_LLM_WINDOW_MINUTES", 60)
 WATCHDOG_LLM_MAX_ERRORS = env_int("WATCHDOG_LLM_MAX_ERRORS", 10)
 WATCHDOG_STUCK_MINUTES = env_int("WATCHDOG_STUCK_MINUTES", 60)
 WATCHDOG_TOKEN_EXPIRY_DAYS = env_int("WATCHDOG_TOKEN_EXPIRY_DAYS", 7)
+# A channel paused for rate limits longer than this (from the start of the pause to its
+# planned end) opens an alarm.
+WATCHDOG_CHANNEL_PAUSE_MINUTES = env_int("WATCHDOG_CHANNEL_PAUSE_MINUTES", 60)
 # The approval digest goes out once a day per account, at this hour of its local time.
 APPROVAL_DIGEST_LOCAL_HOUR = env_int("APPROVAL_DIGEST_LOCAL_HOUR", 7)
 # Absolute links in emails.

@@ -138,6 +138,7 @@ def ops(request: HttpRequest) -> HttpResponse:
         for account in Account.objects.order_by("name")
     ]
     from publish.oauth.services import connect_funnel
+    from publish.selectors import channels_paused
 
     context = {
         "alarms": alarms_open(),
@@ -145,5 +146,6 @@ def ops(request: HttpRequest) -> HttpResponse:
         "funnels": funnels,
         "connect_funnel": sorted(connect_funnel(since=since).items()),
         "llm": llm_usage_summary(since=since),
+        "paused_channels": channels_paused(now=now),
     }
     return render(request, "cron/ops.html", context)

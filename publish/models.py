@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from posting.models import Platform
 
@@ -30,6 +33,8 @@ class Channel(models.Model):
     # The platform throttled this channel (or its usage headers neared the limit): no
     # request for it before this time, including publications scheduled meanwhile.
     throttled_until = models.DateTimeField(null=True, blank=True)
+    # When the pause in force began (kept while it is extended), so a long one can alarm.
+    throttled_since = models.DateTimeField(null=True, blank=True)
     connected_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -43,6 +48,13 @@ class Channel(models.Model):
     def __repr__(self) -> str:
         # Keep the ciphertext out of reprs that end up in logs and tracebacks.
         return f"<Channel {self.pk} {self.platform} {self.external_id} {self.status}>"
+
+    @property
+    def paused_until(self) -> datetime | None:
+        """When a rate-limit pause in force now ends; None when the channel is not paused."""
+        if self.throttled_until is not None and self.throttled_until > timezone.now():
+            return self.throttled_until
+        return None
 
 
 class OAuthClaim(models.Model):

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
@@ -274,8 +274,12 @@ def channel_mark_needs_reconnect(*, channel: Channel, reason: str) -> int:
 def channel_defer(*, channel: Channel, until: datetime) -> None:
     """Hold every request for a throttled channel until ``until``: its scheduled publications
     move, new ones are scheduled after it, and reconcile reads wait (reference section 4)."""
+    now = timezone.now()
+    not_paused = Q(throttled_until__isnull=True) | Q(throttled_until__lte=now)
     Channel.objects.filter(pk=channel.pk).filter(Q(throttled_until__isnull=True) | Q(throttled_until__lt=until)).update(
-        throttled_until=until
+        throttled_until=until,
+        # A new pause starts now; an extension keeps the start of the pause it extends.
+        throttled_since=Case(When(not_paused, then=Value(now)), default=F("throttled_since")),
     )
     _publications_defer(channel=channel, until=until)
 
