@@ -178,6 +178,12 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker (or beat) that lost its broker keeps trying, backing off to one attempt every 30 s,
+# for as long as it takes: Celery's default gives up after 100 tries and exits, which leaves a
+# hand-started worker dead after a long Redis outage.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#broker-connection-max-retries
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
 
 # --- Tokens at rest -----------------------------------------------------------------

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Q, Value, When
@@ -62,6 +64,9 @@ BUILDER_MISSING_RETRIES = 2
 # and an operator should look rather than the platform being asked forever.
 MAX_REQUESTS_PER_PUBLICATION = 40
 SWEEP_BATCH = 500
+# The container poll runs every minute: stop starting new polls after this long (each is one
+# or two Graph requests of up to GRAPH_TIMEOUT_S), the next tick continues.
+CONTAINER_POLL_BUDGET_S = 40.0
 USAGE_PAUSE_PCT = 90.0
 USAGE_PAUSE_S = 15 * 60
 
@@ -207,15 +212,27 @@ def publications_publish_due() -> dict[str, int]:
 
 def containers_poll() -> dict[str, int]:
     """Look again at Instagram containers that were still processing, inline: one status
-    read each, and ``media_publish`` for the ones now FINISHED."""
-    counts = {"polled": 0, "published": 0, "waiting": 0, "failed": 0, "other": 0}
+    read each, and ``media_publish`` for the ones now FINISHED.
+
+    Stops starting new polls once CONTAINER_POLL_BUDGET_S has passed (the rest are
+    ``deferred`` to the next tick, a minute later), and lets the task's soft time limit
+    through, so a slow platform can neither run the job into its hard kill nor hide it.
+    """
+    counts = {"polled": 0, "published": 0, "waiting": 0, "failed": 0, "other": 0, "deferred": 0}
     due_ids = list(
         selectors.publications_due(now=timezone.now(), with_container=True).values_list("pk", flat=True)[:SWEEP_BATCH]
     )
-    for publication_id in due_ids:
+    started = time.monotonic()
+    for position, publication_id in enumerate(due_ids):
+        if time.monotonic() - started > CONTAINER_POLL_BUDGET_S:
+            counts["deferred"] = len(due_ids) - position
+            break
         counts["polled"] += 1
         try:
             publication = publication_publish(publication_id=publication_id)
+        except SoftTimeLimitExceeded:
+            # The task is out of time: stop here, and let Celery record it as such.
+            raise
         except Exception:
             logger.exception("container poll failed for publication %s", publication_id)
             counts["failed"] += 1
