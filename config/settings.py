@@ -176,6 +176,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240)
+# The publish task is a few Graph requests (GRAPH_TIMEOUT_S each), so it gets a much shorter
+# limit than the sweeps: a claim abandoned by a dead worker is then known dead, and handed to
+# reconcile, within PUBLISH_TASK_TIME_LIMIT + 10 s instead of the general limit.
+PUBLISH_TASK_TIME_LIMIT = env_int("PUBLISH_TASK_TIME_LIMIT", 90)
+PUBLISH_TASK_SOFT_TIME_LIMIT = env_int("PUBLISH_TASK_SOFT_TIME_LIMIT", 75)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A worker (or beat) that lost its broker keeps trying, backing off to one attempt every 30 s,

@@ -116,6 +116,9 @@ class Publication(models.Model):
     platform_post_id = models.CharField(max_length=128, blank=True)
     permalink = models.URLField(max_length=2000, blank=True)
     publishing_started_at = models.DateTimeField(null=True, blank=True)
+    # The latest a claim can still be at work: the claiming task's hard time limit plus a
+    # margin. Past it the worker is dead for certain, so the sweep may take the claim back.
+    publishing_deadline = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     landed_at = models.DateTimeField(null=True, blank=True)
     last_read_at = models.DateTimeField(null=True, blank=True)

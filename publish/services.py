@@ -49,9 +49,10 @@ logger = logging.getLogger(__name__)
 
 Status = Publication.Status
 
-# A PUBLISHING row older than the longest a task may run was abandoned by a dead worker
-# (SIGKILL, OOM, deploy). Its write may have gone out, so it becomes UNKNOWN, not SCHEDULED.
-STALE_PUBLISHING_S = settings.CELERY_TASK_TIME_LIMIT + 60
+# A PUBLISHING row past its deadline (the claiming task's hard time limit plus this margin)
+# was abandoned by a dead worker (SIGKILL, OOM, deploy). Its write may have gone out, so it
+# becomes UNKNOWN, never SCHEDULED, and reconcile looks for the post at once.
+STALE_MARGIN_S = 10
 # How soon to look at an Instagram container that was still processing.
 CONTAINER_RECHECK_S = 20
 TRANSIENT_RETRY_S = 60
@@ -105,8 +106,12 @@ def publication_schedule(*, draft: Draft) -> Publication:
     return publication
 
 
-def publication_publish(*, publication_id: int, task_id: str = "") -> Publication:
-    """Publish one due publication, or return untouched if it is not ours to publish."""
+def publication_publish(*, publication_id: int, task_id: str = "", time_limit_s: int | None = None) -> Publication:
+    """Publish one due publication, or return untouched if it is not ours to publish.
+
+    ``time_limit_s`` is the hard time limit of the task running this (the publish task's
+    own); unset, the general task limit, which bounds every job that publishes inline.
+    """
     now = timezone.now()
     publication = Publication.objects.select_related("channel").get(pk=publication_id)
     if publication.channel.status != Channel.Status.CONNECTED:
@@ -121,7 +126,10 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
         publication.refresh_from_db()
         return publication
     claimed = Publication.objects.filter(pk=publication_id, status=Status.SCHEDULED, scheduled_for__lte=now).update(
-        status=Status.PUBLISHING, publishing_started_at=now, updated_at=now
+        status=Status.PUBLISHING,
+        publishing_started_at=now,
+        publishing_deadline=now + timedelta(seconds=(time_limit_s or settings.CELERY_TASK_TIME_LIMIT) + STALE_MARGIN_S),
+        updated_at=now,
     )
     if claimed != 1:
         # Another worker got there first, or it is not due (throttled, already done).
@@ -194,9 +202,16 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
 def publications_publish_due() -> dict[str, int]:
     """The cron sweep: abandoned claims become UNKNOWN, due publications are enqueued."""
     now = timezone.now()
-    stale = Publication.objects.filter(
-        status=Status.PUBLISHING, publishing_started_at__lt=now - timedelta(seconds=STALE_PUBLISHING_S)
-    ).update(
+    abandoned = Q(status=Status.PUBLISHING) & (
+        Q(publishing_deadline__lt=now)
+        # Claims made before deadlines were recorded: the general limit bounds them.
+        | Q(
+            publishing_deadline__isnull=True,
+            publishing_started_at__lt=now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + STALE_MARGIN_S),
+        )
+    )
+    stale_ids = list(Publication.objects.filter(abandoned).values_list("pk", flat=True)[:SWEEP_BATCH])
+    stale = Publication.objects.filter(abandoned, pk__in=stale_ids).update(
         status=Status.UNKNOWN,
         failure_kind="worker_lost",
         failure_reason="the worker publishing this stopped before recording an outcome",
@@ -204,6 +219,10 @@ def publications_publish_due() -> dict[str, int]:
         last_read_at=None,
         updated_at=now,
     )
+    for publication_id in stale_ids:
+        # Reconcile decides at once (found: landed; not found over several reads: retry),
+        # instead of at the reconcile sweep's next tick. By name: reconcile imports publish.
+        transaction.on_commit(lambda pk=publication_id: _task_send(RECONCILE_TASK, pk))
     due_ids = list(selectors.publications_due(now=now, with_container=False).values_list("pk", flat=True)[:SWEEP_BATCH])
     for publication_id in due_ids:
         _publish_enqueue(publication_id)
@@ -487,6 +506,16 @@ def _publish_send(publication_id: int) -> None:
             "publication %s not enqueued (%s); the publish sweep will send it", publication_id, type(exc).__name__
         )
         raise PublishNotEnqueued(f"publication {publication_id} is scheduled but not enqueued") from exc
+
+
+RECONCILE_TASK = "reconcile.tasks.publication_reconcile_task"
+
+
+def _task_send(name: str, publication_id: int) -> None:
+    """Enqueue a task of another app by its registered name (eager in the embedded default)."""
+    from config.celery_app import app
+
+    app.tasks[name].delay(publication_id)
 
 
 def _publish_enqueue(publication_id: int) -> None:
