@@ -33,10 +33,12 @@ check-python:
 		exit 1; \
 	fi
 
-$(STAMP): requirements.lock pyproject.toml | check-python
+# The development venv gets the runtime lock plus the test and dev tools (requirements-dev.lock
+# includes requirements.lock); the Docker image installs requirements.lock alone.
+$(STAMP): requirements.lock requirements-dev.lock pyproject.toml | check-python
 	@test -x $(PY) || "$(PYTHON)" -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet -r requirements-dev.lock
 	@touch $(STAMP)
 
 install: $(STAMP)

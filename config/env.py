@@ -18,8 +18,9 @@ _FALSE = {"0", "false", "no", "off", ""}
 
 
 def env_str(name: str, default: str = "") -> str:
+    """The variable's value; an empty one counts as unset (an env file lists blanks to fill in)."""
     value = os.environ.get(name)
-    if value is not None:
+    if value:
         return value
     file_path = os.environ.get(f"{name}_FILE")
     if file_path:
@@ -66,6 +67,23 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     if not raw.strip():
         return list(default or [])
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def fernet_key_problems(name: str, keys: list[str]) -> list[str]:
+    """Why each entry of a Fernet key list is unusable, naming its position, never its value."""
+    from cryptography.fernet import Fernet
+
+    problems = []
+    for position, key in enumerate(keys, start=1):
+        try:
+            Fernet(key)
+        except (ValueError, TypeError):
+            problems.append(
+                f"{name} entry {position} of {len(keys)} is not a Fernet key (32 url-safe base64-encoded "
+                "bytes; make one with: python -c 'from cryptography.fernet import Fernet; "
+                "print(Fernet.generate_key().decode())')."
+            )
+    return problems
 
 
 def generated_secret(path: Path, *, nbytes: int = 48) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list, env_str, generated_secret
+from config.env import env_bool, env_float, env_int, env_list, env_str, fernet_key_problems, generated_secret
 from cron.jobs import beat_schedule
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -19,13 +19,27 @@ VAR_DIR = Path(env_str("LANDED_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 
+# Every refusal to start is collected here and raised together at the end of this module,
+# so one start-up attempt (or `manage.py check --deploy`) names everything that is missing.
+_REFUSALS: list[str] = []
+
 # The embedded default generates its own secret key into var/; anywhere DEBUG is off it
-# must come from the environment so that sessions survive restarts and hosts agree.
-SECRET_KEY = env_str("SECRET_KEY")
+# must come from the environment so that sessions survive restarts and hosts agree, and it
+# must be a real secret: Django's own deploy check asks for 50+ characters, 5+ distinct.
+SECRET_KEY = env_str("SECRET_KEY").strip()
+SECRET_KEY_MIN_LENGTH = 50
 if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DJANGO_DEBUG is off.")
-    SECRET_KEY = generated_secret(VAR_DIR / "secret_key")
+    if DEBUG:
+        SECRET_KEY = generated_secret(VAR_DIR / "secret_key")
+    else:
+        _REFUSALS.append("SECRET_KEY must be set when DJANGO_DEBUG is off.")
+elif not DEBUG and (
+    len(SECRET_KEY) < SECRET_KEY_MIN_LENGTH or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-")
+):
+    _REFUSALS.append(
+        f"SECRET_KEY is too short or trivial: use at least {SECRET_KEY_MIN_LENGTH} random characters "
+        "(python -c 'import secrets; print(secrets.token_urlsafe(50))')."
+    )
 
 # Lesson 3 (DESIGN.md): cron routes are authenticated by a shared secret only. Outside
 # DEBUG a missing or short secret must stop web and worker alike at start-up, so that no
@@ -40,7 +54,7 @@ if not DEBUG:
         if _name == "CRON_SECRET_NEXT" and not _value:
             continue
         if len(_value) < CRON_SECRET_MIN_LENGTH:
-            raise ImproperlyConfigured(
+            _REFUSALS.append(
                 f"{_name} must be set to at least {CRON_SECRET_MIN_LENGTH} characters when "
                 "DJANGO_DEBUG is off (cron routes fail closed)."
             )
@@ -64,6 +78,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the admin's CSS) straight from gunicorn: no separate file server needed.
+    # https://whitenoise.readthedocs.io/en/stable/django.html
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -116,12 +133,30 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+# collectstatic writes here; the Docker image collects at build time, into the image.
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# Compressed copies (gzip) made at collectstatic, no manifest: a template can name a static
+# file before collectstatic ran (tests, the embedded default) without an error.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 
+# --- HTTPS, usually behind a TLS-terminating proxy ------------------------------------
+# https://docs.djangoproject.com/en/6.0/ref/settings/#secure-proxy-ssl-header
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# Only behind a proxy that sets X-Forwarded-Proto itself (and strips a client's): then a
+# request that reached the proxy over TLS counts as secure, so the CSRF origin check accepts
+# the browser's https:// Origin and the SSL redirect does not loop.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("DJANGO_BEHIND_PROXY") else None
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+# Container health checks speak plain HTTP to the app's own port: never redirect them.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
 X_FRAME_OPTIONS = "DENY"
 
 # --- Celery -------------------------------------------------------------------------
@@ -141,16 +176,27 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240)
+# The publish task is a few Graph requests (GRAPH_TIMEOUT_S each), so it gets a much shorter
+# limit than the sweeps: a claim abandoned by a dead worker is then known dead, and handed to
+# reconcile, within PUBLISH_TASK_TIME_LIMIT + 10 s instead of the general limit.
+PUBLISH_TASK_TIME_LIMIT = env_int("PUBLISH_TASK_TIME_LIMIT", 90)
+PUBLISH_TASK_SOFT_TIME_LIMIT = env_int("PUBLISH_TASK_SOFT_TIME_LIMIT", 75)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker (or beat) that lost its broker keeps trying, backing off to one attempt every 30 s,
+# for as long as it takes: Celery's default gives up after 100 tries and exits, which leaves a
+# hand-started worker dead after a long Redis outage.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#broker-connection-max-retries
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
 
 # --- Tokens at rest -----------------------------------------------------------------
 # Fernet keys, newest first: the first encrypts, all decrypt (rotation).
 TOKEN_ENCRYPTION_KEYS = env_list("TOKEN_ENCRYPTION_KEYS")
-if not TOKEN_ENCRYPTION_KEYS:
-    if not DEBUG:
-        raise ImproperlyConfigured("TOKEN_ENCRYPTION_KEYS must be set when DJANGO_DEBUG is off.")
+if not TOKEN_ENCRYPTION_KEYS and not DEBUG:
+    _REFUSALS.append("TOKEN_ENCRYPTION_KEYS must be set when DJANGO_DEBUG is off.")
+elif not TOKEN_ENCRYPTION_KEYS:
     from cryptography.fernet import Fernet
 
     _key_path = VAR_DIR / "token_key"
@@ -159,17 +205,32 @@ if not TOKEN_ENCRYPTION_KEYS:
         _key_path.write_text(Fernet.generate_key().decode())
         _key_path.chmod(0o600)
     TOKEN_ENCRYPTION_KEYS = [_key_path.read_text().strip()]
+# A malformed key would otherwise surface only at the first token write or read, as a failed
+# connect or publish. Which entry is wrong is said; the key itself never is.
+_REFUSALS.extend(fernet_key_problems("TOKEN_ENCRYPTION_KEYS", TOKEN_ENCRYPTION_KEYS))
 
 # --- Meta Graph API -----------------------------------------------------------------
-# Only the base URL differs between the real Graph API and our sandbox. The default is
-# the sandbox address `make run` serves, so a deployment that forgot to set it fails
-# loudly (connection refused) instead of posting somewhere unexpected.
-GRAPH_API_BASE_URL = env_str("GRAPH_API_BASE_URL", "http://127.0.0.1:8765").rstrip("/")
+# Only the base URL differs between the real Graph API and our sandbox. The sandbox's address
+# and well-known app credentials are defaults for DEBUG only: anywhere else a forgotten
+# value stops start-up instead of sending customers to a sandbox or Meta a sandbox secret.
+_SANDBOX_GRAPH = {
+    "GRAPH_API_BASE_URL": "http://127.0.0.1:8765",
+    "FACEBOOK_APP_ID": "landed-sandbox-app",
+    "FACEBOOK_APP_SECRET": "landed-sandbox-secret",
+}
+for _name in _SANDBOX_GRAPH:
+    if not DEBUG and not env_str(_name).strip():
+        _REFUSALS.append(f"{_name} must be set when DJANGO_DEBUG is off (the sandbox default is for development).")
+GRAPH_API_BASE_URL = (env_str("GRAPH_API_BASE_URL").strip() or _SANDBOX_GRAPH["GRAPH_API_BASE_URL"]).rstrip("/")
 GRAPH_API_VERSION = env_str("GRAPH_API_VERSION", "v26.0")
-GRAPH_DIALOG_BASE_URL = env_str("GRAPH_DIALOG_BASE_URL", GRAPH_API_BASE_URL).rstrip("/")
+# Meta's login dialog lives on www.facebook.com, not on the API host; the sandbox serves both.
+_DIALOG_DEFAULT = (
+    "https://www.facebook.com" if GRAPH_API_BASE_URL == "https://graph.facebook.com" else GRAPH_API_BASE_URL
+)
+GRAPH_DIALOG_BASE_URL = env_str("GRAPH_DIALOG_BASE_URL", _DIALOG_DEFAULT).rstrip("/")
 GRAPH_TIMEOUT_S = env_float("GRAPH_TIMEOUT_S", 15.0)
-FACEBOOK_APP_ID = env_str("FACEBOOK_APP_ID", "landed-sandbox-app")
-FACEBOOK_APP_SECRET = env_str("FACEBOOK_APP_SECRET", "landed-sandbox-secret")
+FACEBOOK_APP_ID = env_str("FACEBOOK_APP_ID").strip() or _SANDBOX_GRAPH["FACEBOOK_APP_ID"]
+FACEBOOK_APP_SECRET = env_str("FACEBOOK_APP_SECRET").strip() or _SANDBOX_GRAPH["FACEBOOK_APP_SECRET"]
 # Read-back policy: how many reads, how far apart, before a publication is unconfirmed.
 RECONCILE_MAX_READS = env_int("RECONCILE_MAX_READS", 6)
 RECONCILE_MIN_INTERVAL_S = env_int("RECONCILE_MIN_INTERVAL_S", 60)
@@ -203,6 +264,13 @@ OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2)
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "landed@localhost")
 OPERATOR_EMAILS = env_list("OPERATOR_EMAILS")
+# SMTP, when EMAIL_BACKEND is django.core.mail.backends.smtp.EmailBackend.
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
 
 # --- Cron, alarms and watchdogs ------------------------------------------------------
 # One registry (cron/jobs.py) generates the cron routes, this schedule and the jobs
@@ -219,7 +287,7 @@ ALARM_WEBHOOK_ATTEMPTS = env_int("ALARM_WEBHOOK_ATTEMPTS", 3)
 ALARM_WEBHOOK_BACKOFF_S = env_float("ALARM_WEBHOOK_BACKOFF_S", 1.0)
 ALARM_WEBHOOK_TIMEOUT_S = env_float("ALARM_WEBHOOK_TIMEOUT_S", 5.0)
 if ALARM_WEBHOOK_URL and not ALARM_WEBHOOK_SECRET and not DEBUG:
-    raise ImproperlyConfigured("ALARM_WEBHOOK_SECRET must be set when ALARM_WEBHOOK_URL is (webhooks are signed).")
+    _REFUSALS.append("ALARM_WEBHOOK_SECRET must be set when ALARM_WEBHOOK_URL is (webhooks are signed).")
 # A hung SMTP server must cost the alarm delivery task a bounded wait, not hold a worker
 # until the task time limit kills it.
 EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
@@ -243,6 +311,9 @@ WATCHDOG_LLM_WINDOW_MINUTES = env_int("WATCHDOG_LLM_WINDOW_MINUTES", 60)
 WATCHDOG_LLM_MAX_ERRORS = env_int("WATCHDOG_LLM_MAX_ERRORS", 10)
 WATCHDOG_STUCK_MINUTES = env_int("WATCHDOG_STUCK_MINUTES", 60)
 WATCHDOG_TOKEN_EXPIRY_DAYS = env_int("WATCHDOG_TOKEN_EXPIRY_DAYS", 7)
+# A channel paused for rate limits longer than this (from the start of the pause to its
+# planned end) opens an alarm.
+WATCHDOG_CHANNEL_PAUSE_MINUTES = env_int("WATCHDOG_CHANNEL_PAUSE_MINUTES", 60)
 # The approval digest goes out once a day per account, at this hour of its local time.
 APPROVAL_DIGEST_LOCAL_HOUR = env_int("APPROVAL_DIGEST_LOCAL_HOUR", 7)
 # Absolute links in emails.
@@ -268,6 +339,28 @@ if CELERY_TASK_ALWAYS_EAGER:
 
 # --- Sentry -------------------------------------------------------------------------
 SENTRY_DSN = env_str("SENTRY_DSN")
+
+# An alarm that reaches no one is the failure this service exists to prevent: outside DEBUG
+# at least one channel (operator email, a webhook, Sentry) must exist, or the operator says
+# in writing that alarms may go nowhere (a staging copy, a throwaway load test).
+ALARMS_NOWHERE = env_bool("ALARMS_NOWHERE", False)
+ALARM_CHANNELS = [
+    name
+    for name, configured in (
+        ("email", bool(OPERATOR_EMAILS)),
+        ("webhook", bool(ALARM_WEBHOOK_URL)),
+        ("sentry", bool(SENTRY_DSN)),
+    )
+    if configured
+]
+if not DEBUG and not ALARM_CHANNELS and not ALARMS_NOWHERE:
+    _REFUSALS.append(
+        "No alarm channel: set OPERATOR_EMAILS (with an EMAIL_BACKEND that sends), ALARM_WEBHOOK_URL or "
+        "SENTRY_DSN, or set ALARMS_NOWHERE=1 to acknowledge that alarms will reach no one."
+    )
+if _REFUSALS:
+    raise ImproperlyConfigured("Landed refuses to start:\n- " + "\n- ".join(_REFUSALS))
+
 if SENTRY_DSN:
     import sentry_sdk
     from sentry_sdk.integrations.celery import CeleryIntegration

@@ -13,7 +13,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -68,13 +68,20 @@ def job_trigger(request: HttpRequest, job_name: str) -> HttpResponse:
     try:
         run, created = job_run_request(job_name=job_name, trigger="cron")
     except JobRunNotEnqueued:
-        # Retryable, and says nothing about the broker's address or the error.
-        response = JsonResponse({"error": "not enqueued, retry later"}, status=503)
-        response["Retry-After"] = "30"
-        return response
+        return _retry_later("not enqueued, retry later")
+    except DatabaseError:
+        # The database is down or refusing: nothing was recorded, so the scheduler's retry can.
+        return _retry_later("database unavailable, retry later")
     return JsonResponse(
         {"job": run.job, "run_id": run.pk, "slot": run.slot.isoformat(), "duplicate": not created}, status=202
     )
+
+
+def _retry_later(error: str) -> JsonResponse:
+    """A retryable refusal that says nothing about the service's address or the error."""
+    response = JsonResponse({"error": error}, status=503)
+    response["Retry-After"] = "30"
+    return response
 
 
 @require_GET
@@ -131,6 +138,7 @@ def ops(request: HttpRequest) -> HttpResponse:
         for account in Account.objects.order_by("name")
     ]
     from publish.oauth.services import connect_funnel
+    from publish.selectors import channels_paused
 
     context = {
         "alarms": alarms_open(),
@@ -138,5 +146,6 @@ def ops(request: HttpRequest) -> HttpResponse:
         "funnels": funnels,
         "connect_funnel": sorted(connect_funnel(since=since).items()),
         "llm": llm_usage_summary(since=since),
+        "paused_channels": channels_paused(now=now),
     }
     return render(request, "cron/ops.html", context)

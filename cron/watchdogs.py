@@ -46,6 +46,7 @@ class Kind:
     PUBLICATIONS_STUCK = "publications_stuck"
     CHANNEL_NEEDS_RECONNECT = "channel_needs_reconnect"
     TOKEN_EXPIRING = "token_expiring"  # noqa: S105 (an alarm kind, not a password)
+    CHANNEL_PAUSED_LONG = "channel_paused_long"
 
 
 # The key in use is compared over a day: long enough that a change overnight is still
@@ -357,5 +358,33 @@ def watchdog_publishing() -> dict[str, int]:
         conditions.append(
             Condition(kind=kind, account=channel.account, subject=f"channel:{channel.pk}", details=details)
         )
-    kinds = {Kind.PUBLICATIONS_STUCK, Kind.CHANNEL_NEEDS_RECONNECT, Kind.TOKEN_EXPIRING}
+    conditions.extend(_long_pause_conditions(now=now))
+    kinds = {Kind.PUBLICATIONS_STUCK, Kind.CHANNEL_NEEDS_RECONNECT, Kind.TOKEN_EXPIRING, Kind.CHANNEL_PAUSED_LONG}
     return {"publications_stuck": sum(map(len, by_account.values())), **alarms_sync(kinds=kinds, conditions=conditions)}
+
+
+def _long_pause_conditions(*, now) -> list[Condition]:
+    """A rate-limit pause planned to last longer than the threshold: posts are held for hours,
+    which usually means a quota (Instagram's daily publishing limit) or an app-level limit an
+    operator should look at. Resolved when the pause ends."""
+    from publish.selectors import channels_paused
+
+    longest = timedelta(minutes=settings.WATCHDOG_CHANNEL_PAUSE_MINUTES)
+    conditions = []
+    for channel in channels_paused(now=now):
+        started = channel.throttled_since or now
+        if channel.throttled_until - started <= longest:
+            continue
+        details = {
+            "channel_id": channel.pk,
+            "platform": channel.platform,
+            "name": channel.name,
+            "paused_since": started.isoformat(),
+            "resumes_at": channel.throttled_until.isoformat(),
+        }
+        conditions.append(
+            Condition(
+                kind=Kind.CHANNEL_PAUSED_LONG, account=channel.account, subject=f"channel:{channel.pk}", details=details
+            )
+        )
+    return conditions

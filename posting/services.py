@@ -44,10 +44,10 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
     Raises DraftStateError if the draft is no longer awaiting approval or its text is not
     the one that was fact-checked, and publish.errors.NoConnectedChannel if there is
     nowhere to publish it (the approval is then rolled back, so the customer can connect
-    and approve again).
+    and approve again), and, after the commit, publish.errors.PublishNotEnqueued if the
+    broker is down (the approval stands).
     """
-    from publish.services import publication_schedule
-    from publish.tasks import publication_publish_task
+    from publish.services import publication_enqueue, publication_schedule
 
     expected = text_sha256 if text_sha256 is not None else text_sha256_of(draft.text)
     approved = (
@@ -69,7 +69,7 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
         raise DraftStateError(_why_not_approvable(draft=draft, expected=expected))
     draft.refresh_from_db()
     publication: Publication = publication_schedule(draft=draft)
-    transaction.on_commit(lambda: publication_publish_task.delay(publication.pk))
+    publication_enqueue(publication_id=publication.pk)
     return draft
 
 

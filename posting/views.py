@@ -17,7 +17,7 @@ from posting import selectors, services
 from posting.access import member_required
 from posting.errors import DraftInvalid, DraftStateError
 from posting.models import Account, Draft, DraftRevision, Membership, Platform
-from publish.errors import NoConnectedChannel
+from publish.errors import NoConnectedChannel, PublishNotEnqueued
 from publish.models import Publication
 
 DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
@@ -62,6 +62,10 @@ def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> Http
         messages.error(request, str(exc))
     except NoConnectedChannel as exc:
         messages.error(request, str(exc))
+    except PublishNotEnqueued:
+        # The approval is committed; only the hand-off to the queue failed (logged), and the
+        # publish sweep sends it when the queue is back.
+        messages.success(request, "Approved and queued; it will go out when the queue is back.")
     else:
         messages.success(request, "Approved. We will show it under History once the platform confirms it is live.")
     return redirect("drafts", slug=account.slug)

@@ -94,3 +94,11 @@ class NoConnectedChannel(Exception):
 
 class DraftNotApproved(Exception):
     """Only an approved draft can be scheduled for publishing."""
+
+
+class PublishNotEnqueued(Exception):
+    """The publication is saved and scheduled, but the broker did not take its message.
+
+    Raised after the commit, so nothing is lost: the publish sweep sends every due
+    SCHEDULED publication, this one included, once the queue is back.
+    """

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from posting.models import Platform
 from publish.kinds import AttemptOutcome, FailureKind, RequestKind
@@ -31,6 +34,8 @@ class Channel(models.Model):
     # The platform throttled this channel (or its usage headers neared the limit): no
     # request for it before this time, including publications scheduled meanwhile.
     throttled_until = models.DateTimeField(null=True, blank=True)
+    # When the pause in force began (kept while it is extended), so a long one can alarm.
+    throttled_since = models.DateTimeField(null=True, blank=True)
     connected_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -44,6 +49,13 @@ class Channel(models.Model):
     def __repr__(self) -> str:
         # Keep the ciphertext out of reprs that end up in logs and tracebacks.
         return f"<Channel {self.pk} {self.platform} {self.external_id} {self.status}>"
+
+    @property
+    def paused_until(self) -> datetime | None:
+        """When a rate-limit pause in force now ends; None when the channel is not paused."""
+        if self.throttled_until is not None and self.throttled_until > timezone.now():
+            return self.throttled_until
+        return None
 
 
 class OAuthClaim(models.Model):
@@ -105,6 +117,9 @@ class Publication(models.Model):
     platform_post_id = models.CharField(max_length=128, blank=True)
     permalink = models.URLField(max_length=2000, blank=True)
     publishing_started_at = models.DateTimeField(null=True, blank=True)
+    # The latest a claim can still be at work: the claiming task's hard time limit plus a
+    # margin. Past it the worker is dead for certain, so the sweep may take the claim back.
+    publishing_deadline = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     landed_at = models.DateTimeField(null=True, blank=True)
     last_read_at = models.DateTimeField(null=True, blank=True)

@@ -32,3 +32,8 @@ def publications_due(*, now: datetime, with_container: bool) -> QuerySet[Publica
     )
     queryset = queryset.exclude(container_id="") if with_container else queryset.filter(container_id="")
     return queryset.order_by("scheduled_for", "pk")
+
+
+def channels_paused(*, now: datetime) -> QuerySet[Channel]:
+    """Channels held by a rate-limit pause right now, soonest to resume first."""
+    return Channel.objects.filter(throttled_until__gt=now).select_related("account").order_by("throttled_until")

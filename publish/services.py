@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from posting.models import Draft
 from publish import selectors
@@ -32,6 +35,7 @@ from publish.errors import (
     NoConnectedChannel,
     PermanentPlatformError,
     PlatformError,
+    PublishNotEnqueued,
     Throttled,
     TransientError,
     UnknownOutcome,
@@ -42,14 +46,16 @@ from publish.lifecycle import Event, publication_transition
 from publish.models import Channel, Publication, PublishAttempt
 from publish.providers import provider_for
 from publish.providers.base import OutgoingPost, Provider
+from publish.signals import publication_awaiting_read
 
 logger = logging.getLogger(__name__)
 
 Status = Publication.Status
 
-# A PUBLISHING row older than the longest a task may run was abandoned by a dead worker
-# (SIGKILL, OOM, deploy). Its write may have gone out, so it becomes UNKNOWN, not SCHEDULED.
-STALE_PUBLISHING_S = settings.CELERY_TASK_TIME_LIMIT + 60
+# A PUBLISHING row past its deadline (the claiming task's hard time limit plus this margin)
+# was abandoned by a dead worker (SIGKILL, OOM, deploy). Its write may have gone out, so it
+# becomes UNKNOWN, never SCHEDULED, and reconcile looks for the post at once.
+STALE_MARGIN_S = 10
 # How soon to look at an Instagram container that was still processing.
 CONTAINER_RECHECK_S = 20
 TRANSIENT_RETRY_S = 60
@@ -62,6 +68,9 @@ BUILDER_MISSING_RETRIES = 2
 # and an operator should look rather than the platform being asked forever.
 MAX_REQUESTS_PER_PUBLICATION = 40
 SWEEP_BATCH = 500
+# The container poll runs every minute: stop starting new polls after this long (each is one
+# or two Graph requests of up to GRAPH_TIMEOUT_S), the next tick continues.
+CONTAINER_POLL_BUDGET_S = 40.0
 USAGE_PAUSE_PCT = 90.0
 USAGE_PAUSE_S = 15 * 60
 
@@ -100,8 +109,12 @@ def publication_schedule(*, draft: Draft) -> Publication:
     return publication
 
 
-def publication_publish(*, publication_id: int, task_id: str = "") -> Publication:
-    """Publish one due publication, or return untouched if it is not ours to publish."""
+def publication_publish(*, publication_id: int, task_id: str = "", time_limit_s: int | None = None) -> Publication:
+    """Publish one due publication, or return untouched if it is not ours to publish.
+
+    ``time_limit_s`` is the hard time limit of the task running this (the publish task's
+    own); unset, the general task limit, which bounds every job that publishes inline.
+    """
     now = timezone.now()
     publication = Publication.objects.select_related("channel").get(pk=publication_id)
     if publication.channel.status != Channel.Status.CONNECTED:
@@ -120,6 +133,7 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
         publication_id=publication_id,
         where=Q(scheduled_for__lte=now),
         publishing_started_at=now,
+        publishing_deadline=now + timedelta(seconds=(time_limit_s or settings.CELERY_TASK_TIME_LIMIT) + STALE_MARGIN_S),
         updated_at=now,
     )
     if not claimed:
@@ -198,15 +212,29 @@ def publication_publish(*, publication_id: int, task_id: str = "") -> Publicatio
 def publications_publish_due() -> dict[str, int]:
     """The cron sweep: abandoned claims become UNKNOWN, due publications are enqueued."""
     now = timezone.now()
+    abandoned = Q(publishing_deadline__lt=now) | Q(
+        # Claims made before deadlines were recorded: the general limit bounds them.
+        publishing_deadline__isnull=True,
+        publishing_started_at__lt=now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + STALE_MARGIN_S),
+    )
+    stale_ids = list(
+        Publication.objects.filter(abandoned, status=Status.PUBLISHING).values_list("pk", flat=True)[:SWEEP_BATCH]
+    )
     stale = publication_transition(
         event=Event.WORKER_LOST,
-        where=Q(publishing_started_at__lt=now - timedelta(seconds=STALE_PUBLISHING_S)),
+        where=abandoned & Q(pk__in=stale_ids),
         failure_kind=FailureKind.WORKER_LOST,
         failure_reason="the worker publishing this stopped before recording an outcome",
         read_count=0,
         last_read_at=None,
         updated_at=now,
     )
+    for publication_id in stale_ids:
+        # Reconcile decides at once (found: landed; not found over several reads: retry),
+        # instead of at the reconcile sweep's next tick. A signal: reconcile imports publish.
+        transaction.on_commit(
+            lambda pk=publication_id: publication_awaiting_read.send(sender=Publication, publication_id=pk)
+        )
     due_ids = list(selectors.publications_due(now=now, with_container=False).values_list("pk", flat=True)[:SWEEP_BATCH])
     for publication_id in due_ids:
         _publish_enqueue(publication_id)
@@ -215,15 +243,27 @@ def publications_publish_due() -> dict[str, int]:
 
 def containers_poll() -> dict[str, int]:
     """Look again at Instagram containers that were still processing, inline: one status
-    read each, and ``media_publish`` for the ones now FINISHED."""
-    counts = {"polled": 0, "published": 0, "waiting": 0, "failed": 0, "other": 0}
+    read each, and ``media_publish`` for the ones now FINISHED.
+
+    Stops starting new polls once CONTAINER_POLL_BUDGET_S has passed (the rest are
+    ``deferred`` to the next tick, a minute later), and lets the task's soft time limit
+    through, so a slow platform can neither run the job into its hard kill nor hide it.
+    """
+    counts = {"polled": 0, "published": 0, "waiting": 0, "failed": 0, "other": 0, "deferred": 0}
     due_ids = list(
         selectors.publications_due(now=timezone.now(), with_container=True).values_list("pk", flat=True)[:SWEEP_BATCH]
     )
-    for publication_id in due_ids:
+    started = time.monotonic()
+    for position, publication_id in enumerate(due_ids):
+        if time.monotonic() - started > CONTAINER_POLL_BUDGET_S:
+            counts["deferred"] = len(due_ids) - position
+            break
         counts["polled"] += 1
         try:
             publication = publication_publish(publication_id=publication_id)
+        except SoftTimeLimitExceeded:
+            # The task is out of time: stop here, and let Celery record it as such.
+            raise
         except Exception:
             logger.exception("container poll failed for publication %s", publication_id)
             counts["failed"] += 1
@@ -282,8 +322,12 @@ def channel_mark_needs_reconnect(*, channel: Channel, reason: str) -> int:
 def channel_defer(*, channel: Channel, until: datetime) -> None:
     """Hold every request for a throttled channel until ``until``: its scheduled publications
     move, new ones are scheduled after it, and reconcile reads wait (reference section 4)."""
+    now = timezone.now()
+    not_paused = Q(throttled_until__isnull=True) | Q(throttled_until__lte=now)
     Channel.objects.filter(pk=channel.pk).filter(Q(throttled_until__isnull=True) | Q(throttled_until__lt=until)).update(
-        throttled_until=until
+        throttled_until=until,
+        # A new pause starts now; an extension keeps the start of the pause it extends.
+        throttled_since=Case(When(not_paused, then=Value(now)), default=F("throttled_since")),
     )
     _publications_defer(channel=channel, until=until)
 
@@ -452,6 +496,28 @@ def _publications_defer(*, channel: Channel, until: datetime) -> None:
     Publication.objects.filter(channel=channel, status=Status.SCHEDULED, scheduled_for__lt=until).update(
         scheduled_for=until, updated_at=timezone.now()
     )
+
+
+def publication_enqueue(*, publication_id: int) -> None:
+    """Hand the publication to a worker once the caller's transaction commits.
+
+    When the broker refuses the message (down, unreachable), the commit has already happened:
+    the publication stays SCHEDULED for the publish sweep, the failure is logged, and
+    PublishNotEnqueued tells the caller so that a person sees "queued", not an error page.
+    """
+    transaction.on_commit(lambda: _publish_send(publication_id))
+
+
+def _publish_send(publication_id: int) -> None:
+    from publish.tasks import publication_publish_task
+
+    try:
+        publication_publish_task.delay(publication_id)
+    except KombuOperationalError as exc:
+        logger.error(
+            "publication %s not enqueued (%s); the publish sweep will send it", publication_id, type(exc).__name__
+        )
+        raise PublishNotEnqueued(f"publication {publication_id} is scheduled but not enqueued") from exc
 
 
 def _publish_enqueue(publication_id: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 
 from publish import services
@@ -14,14 +15,22 @@ from publish.signals import publication_awaiting_read
 logger = logging.getLogger(__name__)
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@shared_task(
+    acks_late=True,
+    ignore_result=True,
+    # Its own short limits: the stale sweep takes an abandoned claim back once this one passes.
+    time_limit=settings.PUBLISH_TASK_TIME_LIMIT,
+    soft_time_limit=settings.PUBLISH_TASK_SOFT_TIME_LIMIT,
+)
 def publication_publish_task(publication_id: int) -> None:
     """Safe to deliver twice: the service claims the publication with a conditional update,
     so a redelivery after a worker died does nothing (the stale sweep turns the abandoned
     claim into UNKNOWN for reconcile)."""
     task_id = publication_publish_task.request.id or ""
     try:
-        publication = services.publication_publish(publication_id=publication_id, task_id=task_id)
+        publication = services.publication_publish(
+            publication_id=publication_id, task_id=task_id, time_limit_s=settings.PUBLISH_TASK_TIME_LIMIT
+        )
     except Publication.DoesNotExist:
         logger.warning("publication %s no longer exists; nothing to publish", publication_id)
         return

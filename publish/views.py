@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from posting.access import member_required
 from posting.models import Account, Platform
 from publish.oauth import graph_auth, selectors, services
-from publish.oauth.errors import ConnectError, PermissionsDeclined
+from publish.oauth.errors import ConnectAlreadyDone, ConnectError, PermissionsDeclined
 
 
 @require_GET
@@ -65,6 +65,10 @@ def connect_callback(request: HttpRequest) -> HttpResponse:
             session_key=request.session.session_key or "",
             redirect_uri=_callback_uri(request),
         )
+    except ConnectAlreadyDone as exc:
+        # A reload after the page choice: the channels it bound are the answer.
+        messages.info(request, exc.message)
+        return redirect("channels:page", slug=exc.account.slug)
     except ConnectError as exc:
         return _connect_error_page(request, exc)
     # Post/Redirect/Get: reloading the picker must not replay the callback.

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from config.celery_app import app as celery_app
 from posting.models import Account
 from tests import factories
 
@@ -35,3 +38,17 @@ def member_client(member: User) -> Client:
 @pytest.fixture
 def other_member(other_account: Account) -> User:
     return factories.member_create(account=other_account, username="intruder")
+
+
+@pytest.fixture
+def broker_unreachable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point the real Celery app at a closed local port, as if Redis were down.
+
+    The app caches its connection pools, so they are dropped to make the new URL count.
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(celery_app.conf, "broker_write_url", f"redis://127.0.0.1:{port}/0")
+    monkeypatch.setattr(celery_app, "_pool", None)
+    monkeypatch.setattr(celery_app.amqp, "_producer_pool", None)

@@ -3,16 +3,20 @@ and reconcile going over real HTTP to the Graph sandbox."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 
+from posting.demo import demo_seed
 from posting.models import Account, Draft, Platform
 from posting.services import draft_approve
 from posting.tasks import account_drafts_compose_task
-from publish.models import Publication
+from publish.models import Publication, PublishAttempt
 from publish.sandbox import GraphSandbox
 from publish.services import channel_connect_sandbox
 from research.demo import AUDIO_FEED_PATH, demo_site_server
@@ -115,3 +119,29 @@ def test_an_approved_draft_lands_through_a_real_worker(
     ]
     assert reads, "landed without a read-back"
     assert not any(r["token_in_query"] for r in sandbox.requests_log())
+
+
+def test_the_pipeline_command_with_a_broker_leaves_publishing_to_the_worker_and_waits(
+    sandbox: GraphSandbox, feeds: StaticSiteServer, worker: WorkerProcess, settings, tmp_path: Path
+) -> None:
+    # given: the demo business, and a real worker on the broker
+    settings.GRAPH_API_BASE_URL = sandbox.base_url
+    settings.RESEARCH_ALLOW_HOSTS = [f"127.0.0.1:{feeds.port}"]
+    settings.VAR_DIR = tmp_path
+    login = demo_seed(feeds_url=feeds.base_url)
+
+    # when: the pipeline runs against this deployment
+    out = StringIO()
+    call_command("pipeline", account=login.account.slug, approve_as=login.username, json=True, wait=120, stdout=out)
+    funnel = json.loads(out.getvalue().strip().splitlines()[-1])
+
+    # then: it returned only once posts had landed, and every request to the platform was the
+    # worker's (a task id on each attempt): the command did not publish alongside it
+    assert funnel["approved"] > 0
+    assert funnel["landed"] >= 1
+    attempts = PublishAttempt.objects.filter(publication__account=login.account)
+    assert attempts.exists()
+    assert not attempts.filter(task_id="").exists(), worker.log()
+    assert not Publication.objects.filter(
+        account=login.account, status__in=[Publication.Status.PUBLISHING, Publication.Status.PUBLISHED]
+    ).exists()

@@ -57,3 +57,51 @@ def test_a_bad_boolean_is_refused_rather_than_guessed() -> None:
     result = _run({"DJANGO_DEBUG": "maybe"})
     assert result.returncode != 0
     assert "DJANGO_DEBUG must be a boolean" in result.stderr
+
+
+def test_token_keys_that_are_not_fernet_keys_stop_start_up_without_being_printed() -> None:
+    good = os.environ["TOKEN_ENCRYPTION_KEYS"]
+    result = _run({"TOKEN_ENCRYPTION_KEYS": f"{good},not-a-fernet-key-at-all"})
+    assert result.returncode != 0
+    assert "TOKEN_ENCRYPTION_KEYS entry 2 of 2 is not a Fernet key" in result.stderr
+    assert "not-a-fernet-key-at-all" not in result.stderr
+
+
+def test_a_short_or_trivial_secret_key_stops_start_up() -> None:
+    for weak in ("changeme", "a" * 60, "django-insecure-" + "x1y2z3w4v5" * 5):
+        result = _run({"SECRET_KEY": weak})
+        assert result.returncode != 0, weak
+        assert "SECRET_KEY is too short or trivial" in result.stderr
+        assert weak not in result.stderr
+
+
+def test_production_without_any_alarm_channel_refuses_unless_acknowledged() -> None:
+    channels = ("OPERATOR_EMAILS", "ALARM_WEBHOOK_URL", "SENTRY_DSN", "ALARMS_NOWHERE")
+    refused = _run({}, drop=channels)
+    assert refused.returncode != 0
+    assert "No alarm channel" in refused.stderr and "ALARMS_NOWHERE=1" in refused.stderr
+
+    assert _run({"ALARMS_NOWHERE": "1"}, drop=channels[:-1]).returncode == 0
+    assert _run({"OPERATOR_EMAILS": "ops@example.com"}, drop=channels).returncode == 0
+
+
+def test_without_debug_the_graph_app_never_falls_back_to_the_sandbox() -> None:
+    for name in ("FACEBOOK_APP_SECRET", "FACEBOOK_APP_ID", "GRAPH_API_BASE_URL"):
+        result = _run({name: ""})
+        assert result.returncode != 0, name
+        assert f"{name} must be set when DJANGO_DEBUG is off" in result.stderr
+
+
+def test_one_start_up_names_everything_that_is_missing() -> None:
+    result = _run({}, drop=("SECRET_KEY", "CRON_SECRET", "TOKEN_ENCRYPTION_KEYS", "FACEBOOK_APP_SECRET"))
+    assert result.returncode != 0
+    for name in ("SECRET_KEY", "CRON_SECRET", "TOKEN_ENCRYPTION_KEYS", "FACEBOOK_APP_SECRET"):
+        assert f"- {name} must be set" in result.stderr
+
+
+def test_an_empty_variable_counts_as_unset_so_its_file_is_read(tmp_path: Path) -> None:
+    # An env file lists SECRET_KEY= blank while the real one is a mounted Docker secret.
+    secret_file = tmp_path / "secret_key"
+    secret_file.write_text("k" * 20 + "0123456789abcdefghijklmnopqrstuvwxyz\n")
+    result = _run({"SECRET_KEY": "", "SECRET_KEY_FILE": str(secret_file)})
+    assert result.returncode == 0, result.stderr

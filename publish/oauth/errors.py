@@ -35,6 +35,33 @@ class ClaimUnknown(ClaimError):
 class ClaimReplayed(ClaimError):
     reason = "replayed"
     message = "This connect link was already used. Start connecting again from the Channels page."
+    # The claim that was already consumed, for connect_callback to follow (never shown).
+    claim = None
+
+
+class ConnectInterrupted(ClaimError):
+    """The request that spent this claim's code stopped before finishing (its worker died)."""
+
+    reason = "interrupted"
+    message = (
+        "Connecting was interrupted after Facebook accepted your sign-in, and that sign-in cannot be used "
+        "twice. Nothing was connected: start again from the Channels page."
+    )
+
+
+class ConnectInProgress(ClaimError):
+    """A repeat of a callback whose first request is still talking to the platform."""
+
+    reason = "in_progress"
+    http_status = 409
+    message = "We are still finishing the connection with Facebook. Reload this page in a few seconds."
+
+
+class ConnectAlreadyDone(ClaimError):
+    """A repeat of a callback whose connect already bound its channels."""
+
+    reason = "already_bound"
+    message = "This connection is already done."
 
 
 class ClaimExpired(ClaimError):

@@ -11,6 +11,7 @@ import json
 import logging
 import re
 import secrets
+import time
 from collections import Counter
 from datetime import datetime, timedelta
 from typing import NoReturn
@@ -32,8 +33,11 @@ from publish.oauth.errors import (
     ClaimReplayed,
     ClaimUnknown,
     ClaimWrongSession,
+    ConnectAlreadyDone,
     ConnectDenied,
     ConnectError,
+    ConnectInProgress,
+    ConnectInterrupted,
     ExchangeFailed,
     GrantUnavailable,
     NoPageChosen,
@@ -52,6 +56,15 @@ CLAIM_CLEANUP_AFTER = timedelta(hours=1)
 # How long the customer has to pick pages after the callback; the grant holds tokens.
 GRANT_TTL = timedelta(minutes=20)
 TOKEN_EXPIRY_WARNING = timedelta(days=7)
+# A repeated callback in the same browser (a reload, a double navigation) waits this long for
+# the request that won the claim, then follows it to its page choice.
+REPEAT_WAIT_S = 15.0
+REPEAT_POLL_S = 0.25
+# A won claim with neither a page choice nor an outcome after this long lost its request: a
+# callback lives at most the web worker's timeout (gunicorn --timeout 60 in docker-compose.yml;
+# the four Graph calls are bounded by GRAPH_TIMEOUT_S each), so its process died after the
+# code was spent, and the code cannot be exchanged again.
+CALLBACK_ABANDONED_AFTER = timedelta(seconds=90)
 # Owners and editors connect channels; viewers only look.
 CONNECTING_ROLES = frozenset({Membership.Role.OWNER, Membership.Role.EDITOR})
 
@@ -104,6 +117,11 @@ def oauth_claim_consume(*, state: str, user: User, session_key: str) -> OAuthCla
             ConnectEvent.objects.create(platform=claim.platform, account=claim.account, kind=ConnectEvent.Kind.CALLBACK)
             return claim
     error, claim = _claim_refusal(state=state, user=user, binding=binding, now=now)
+    if isinstance(error, ClaimReplayed):
+        # Only this user in this browser gets here (another session is ClaimWrongSession):
+        # a repeat of its own callback, which connect_callback resolves to the winner's outcome.
+        error.claim = claim
+        raise error
     _funnel_failed(
         platform=claim.platform if claim else Platform.FACEBOOK_PAGE,
         account=claim.account if claim else None,
@@ -121,7 +139,10 @@ def connect_callback(
     any database transaction: the claim is already spent and committed, so a slow platform
     holds no locks.
     """
-    claim = oauth_claim_consume(state=state, user=user, session_key=session_key)
+    try:
+        claim = oauth_claim_consume(state=state, user=user, session_key=session_key)
+    except ClaimReplayed as repeat:
+        return _callback_repeated(repeat.claim)
     if error:
         _claim_failed(claim, ConnectDenied(account=claim.account))
     if not code:
@@ -340,6 +361,49 @@ def _claim_refusal(*, state: str, user: User, binding: str, now: datetime) -> tu
     # Consumed already; or unexpired and unconsumed when read, which means another request
     # consumed it between our UPDATE and this read.
     return ClaimReplayed(account=claim.account), claim
+
+
+def _callback_repeated(claim: OAuthClaim) -> ConnectGrant:
+    """The same browser delivered a callback whose claim its own earlier request won.
+
+    Waits briefly for that request, then leads to its page choice; says it already bound,
+    or how it ended; or, when the winner's process died after spending the code, says to
+    start again and counts the attempt as interrupted in the connect funnel (once).
+    """
+    deadline = time.monotonic() + REPEAT_WAIT_S
+    while True:
+        claim.refresh_from_db(fields=["outcome", "outcome_detail", "callback_at"])
+        grant = ConnectGrant.objects.filter(claim=claim).first()
+        if grant is not None:
+            if grant.expires_at <= timezone.now():
+                raise GrantUnavailable(account=claim.account)
+            return grant
+        if claim.outcome == OAuthClaim.Outcome.BOUND:
+            raise ConnectAlreadyDone(account=claim.account)
+        if claim.outcome_detail == ConnectInterrupted.reason:
+            raise ConnectInterrupted(account=claim.account)
+        if claim.outcome:
+            # The winner failed and was counted; this repeat shows the same ending, uncounted.
+            raise ClaimReplayed(_ENDINGS.get(claim.outcome, ClaimReplayed.message), account=claim.account)
+        if claim.callback_at is not None and claim.callback_at <= timezone.now() - CALLBACK_ABANDONED_AFTER:
+            interrupted = OAuthClaim.objects.filter(pk=claim.pk, outcome=OAuthClaim.Outcome.PENDING).update(
+                outcome=OAuthClaim.Outcome.FAILED, outcome_detail=ConnectInterrupted.reason
+            )
+            if interrupted:
+                _funnel_failed(platform=claim.platform, account=claim.account, reason=ConnectInterrupted.reason)
+            raise ConnectInterrupted(account=claim.account)
+        if time.monotonic() >= deadline:
+            raise ConnectInProgress(account=claim.account)
+        time.sleep(REPEAT_POLL_S)
+
+
+# How a failed connect ended, told again to a repeat of its callback.
+_ENDINGS = {
+    OAuthClaim.Outcome.DENIED: ConnectDenied.message,
+    OAuthClaim.Outcome.DECLINED_PERMISSIONS: PermissionsDeclined.message + " Start again from the Channels page.",
+    OAuthClaim.Outcome.EXCHANGE_FAILED: ExchangeFailed.message,
+    OAuthClaim.Outcome.NO_PAGES: NoPages.message,
+}
 
 
 def _claim_failed(claim: OAuthClaim, error: ConnectError) -> NoReturn:

@@ -24,7 +24,6 @@ from django.core.wsgi import get_wsgi_application
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from config.celery_app import app as celery_app
 from cron import views
 from cron.jobs import JOBS
 from cron.models import JobRun
@@ -273,20 +272,6 @@ def test_an_unsigned_alarm_webhook_refuses_to_start() -> None:
     )
     assert result.returncode != 0
     assert "ALARM_WEBHOOK_SECRET must be set" in result.stderr
-
-
-@pytest.fixture
-def broker_unreachable(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point the real Celery app at a closed local port, as if Redis were down.
-
-    The app caches its connection pools, so they are dropped to make the new URL count.
-    """
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    monkeypatch.setattr(celery_app.conf, "broker_write_url", f"redis://127.0.0.1:{port}/0")
-    monkeypatch.setattr(celery_app, "_pool", None)
-    monkeypatch.setattr(celery_app.amqp, "_producer_pool", None)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -23,6 +23,13 @@ from research.services import source_subscribe
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _no_broker(settings) -> None:
+    # As `make pipeline` runs it, with no broker: publish and reconcile run in the command.
+    # With a broker the workers publish (tests/test_pipeline_worker.py).
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+
+
 @pytest.fixture
 def sandbox(settings) -> Iterator[GraphSandbox]:
     sb = GraphSandbox()

@@ -21,7 +21,7 @@ from django.utils import timezone
 from config.celery_app import app as celery_app
 from publish.models import Publication, PublishAttempt
 from publish.sandbox import GraphSandbox
-from publish.services import publication_publish, publications_publish_due
+from publish.services import STALE_MARGIN_S, publication_publish, publications_publish_due
 from publish.tasks import publication_publish_task
 from reconcile.tasks import publication_reconcile_task
 from tests.reconcile import fixtures
@@ -113,9 +113,16 @@ def test_a_worker_killed_after_the_post_was_created_leads_to_one_landed_post(
     assert publication.platform_post_id == ""
     assert PublishAttempt.objects.get(publication=publication, request_kind="fb_feed").outcome == "sent"
 
-    # when: the claim goes stale (time passes), the sweep runs, a new worker reconciles,
+    # and the claim carries its deadline: the publish task's hard limit plus a margin, before
+    # which the sweep leaves it alone (the worker could still be at work)
+    assert publication.publishing_deadline - publication.publishing_started_at == timedelta(
+        seconds=settings.PUBLISH_TASK_TIME_LIMIT + STALE_MARGIN_S
+    )
+    assert publications_publish_due()["stale_to_unknown"] == 0
+
+    # when: the deadline passes (time passes), the sweep runs, a new worker reconciles,
     # and the original task message is delivered again
-    Publication.objects.filter(pk=publication.pk).update(publishing_started_at=timezone.now() - timedelta(hours=1))
+    Publication.objects.filter(pk=publication.pk).update(publishing_deadline=timezone.now() - timedelta(seconds=1))
     assert publications_publish_due()["stale_to_unknown"] == 1
     start_worker()
     publication_reconcile_task.delay(publication.pk)
@@ -136,3 +143,29 @@ def test_a_worker_killed_after_the_post_was_created_leads_to_one_landed_post(
     assert publication.platform_post_id == post["id"]
     assert publication.permalink == post["permalink_url"]
     assert PublishAttempt.objects.filter(publication=publication, request_kind="fb_feed").count() == 1
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_write_that_failed_before_taking_effect_is_retried_by_the_worker_without_a_sweep(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox, start_worker: Callable[[], subprocess.Popen]
+) -> None:
+    # given: the platform answers the first write with a 502 page and creates nothing
+    graph_sandbox.inject(method="POST", path_regex=r"/\d+/feed$", kind="html_502")
+    publication = publication_make(channel=sandbox_page.facebook)
+    start_worker()
+
+    # when: the worker publishes, and no sweep runs at all
+    publication_publish_task.delay(publication.pk)
+
+    # then: reconcile's own follow-ups look for the post over several listings, find none,
+    # and the retry lands: one post, two writes, the listings in between
+    _wait_for(lambda: Publication.objects.get(pk=publication.pk).status == Status.LANDED, timeout_s=60)
+    assert len(graph_sandbox.posts(page_id=sandbox_page.page_id)) == 1
+    assert PublishAttempt.objects.filter(publication=publication, request_kind="fb_feed").count() == 2
+    listings = [
+        row
+        for row in graph_sandbox.requests_log()
+        if row["method"] == "GET" and row["path"].endswith(f"/{sandbox_page.page_id}/published_posts")
+    ]
+    assert len(listings) >= 3

@@ -4,20 +4,30 @@
 
 Research → compose → gate → (approve, standing in for the human, only with
 --approve-as) → publish → reconcile. Each stage calls the same service the Celery
-tasks call; each is safe to run twice.
+tasks call; each is safe to run twice. Without a broker (the embedded default) publish and
+reconcile run here; with one, the approvals' tasks go to the workers, and this command
+waits up to --wait seconds for their outcome instead of publishing alongside them.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Q
+from django.utils import timezone
 
 from posting.models import Account, Draft
 from posting.selectors import account_funnel
 from publish.models import Publication
+
+# On their way: a worker holds them, or a read-back is still to come.
+IN_FLIGHT = (Publication.Status.PUBLISHING, Publication.Status.PUBLISHED, Publication.Status.UNKNOWN)
+WAIT_POLL_S = 1.0
 
 
 class Command(BaseCommand):
@@ -34,14 +44,19 @@ class Command(BaseCommand):
             "--embedded", action="store_true", help="start the Graph sandbox and demo feeds in this process first"
         )
         parser.add_argument("--json", action="store_true", help="print the funnel as one JSON object")
+        parser.add_argument(
+            "--wait",
+            type=float,
+            default=300.0,
+            metavar="SECONDS",
+            help="with a broker: how long to wait for the workers to publish and read back (default 300)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         from posting.composer.services import drafts_compose_for_account
         from posting.gate.services import draft_gate
         from posting.services import draft_approve
-        from publish.errors import NoConnectedChannel
-        from publish.services import containers_poll, publication_publish
-        from reconcile.services import publication_reconcile
+        from publish.errors import NoConnectedChannel, PublishNotEnqueued
         from research.services import research_run_for_account
 
         try:
@@ -76,6 +91,24 @@ class Command(BaseCommand):
                     say(f"approve: draft {draft.pk} ({draft.platform})")
                 except NoConnectedChannel as exc:
                     say(f"approve: draft {draft.pk} not approved: {exc}")
+                except PublishNotEnqueued:
+                    say(f"approve: draft {draft.pk} approved; the queue is down, the publish sweep will send it")
+
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            # Real workers took the approvals' tasks: publishing here as well would race them.
+            self._outcomes_wait(account=account, timeout_s=options["wait"], say=say)
+        else:
+            self._publish_inline(account=account, say=say)
+
+        funnel = account_funnel(account=account)
+        if options["json"]:
+            self.stdout.write(json.dumps({"account": account.slug, **funnel}))
+        else:
+            self.stdout.write("funnel: " + ", ".join(f"{k} {v}" for k, v in funnel.items()))
+
+    def _publish_inline(self, *, account: Account, say: Any) -> None:
+        from publish.services import containers_poll, publication_publish
+        from reconcile.services import publication_reconcile
 
         publications = Publication.objects.filter(account=account)
         for pub_id in publications.filter(status=Publication.Status.SCHEDULED).values_list("pk", flat=True):
@@ -88,11 +121,28 @@ class Command(BaseCommand):
             publication = publication_reconcile(publication_id=pub_id)
             say(f"reconcile: publication {pub_id} {publication.status} {publication.permalink}".rstrip())
 
-        funnel = account_funnel(account=account)
-        if options["json"]:
-            self.stdout.write(json.dumps({"account": account.slug, **funnel}))
-        else:
-            self.stdout.write("funnel: " + ", ".join(f"{k} {v}" for k, v in funnel.items()))
+    def _outcomes_wait(self, *, account: Account, timeout_s: float, say: Any) -> None:
+        """Wait until no publication of the account is still on its way (scheduled and due,
+        publishing, or awaiting its read-back); the workers and the sweeps do the work."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            in_flight = Publication.objects.filter(account=account).filter(
+                Q(status__in=IN_FLIGHT)
+                | Q(status=Publication.Status.SCHEDULED, scheduled_for__lte=timezone.now())
+                # An Instagram container still processing: the poll job publishes it shortly.
+                | Q(status=Publication.Status.SCHEDULED, container_id__gt="")
+            )
+            if not in_flight.exists():
+                break
+            if time.monotonic() >= deadline:
+                waiting = ", ".join(f"{p.pk} {p.status}" for p in in_flight.order_by("pk")[:20])
+                raise CommandError(
+                    f"The workers did not settle every publication within {timeout_s:.0f} s "
+                    f"(still on their way: {waiting}). Is a worker running against this broker?"
+                )
+            time.sleep(WAIT_POLL_S)
+        for publication in Publication.objects.filter(account=account).order_by("pk"):
+            say(f"outcome: publication {publication.pk} {publication.status} {publication.permalink}".rstrip())
 
     def _member(self, account: Account, username: str) -> Any:
         user = get_user_model().objects.filter(username=username, memberships__account=account).first()

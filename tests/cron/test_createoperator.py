@@ -1,0 +1,53 @@
+"""manage.py createoperator, as a person deploying runs it (a real subprocess on the test database)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from tests import worker
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def _createoperator(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"DATABASE_URL": worker.test_database_url()}
+    return subprocess.run(
+        [sys.executable, "manage.py", "createoperator", *args],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_operator_created_from_the_command_line_sees_the_ops_page() -> None:
+    result = _createoperator("alice", "--email", "alice@example.com", stdin="correct horse battery staple\n")
+    assert result.returncode == 0, result.stderr
+    assert "Created operator alice" in result.stdout
+    assert "correct horse" not in result.stdout + result.stderr
+
+    client = Client()
+    assert client.login(username="alice", password="correct horse battery staple")
+    assert client.get("/ops/").status_code == 200
+    assert client.get("/admin/").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_weak_password_is_refused_and_changes_nothing() -> None:
+    User.objects.create_user(username="bob", password="an old and long password")
+    result = _createoperator("bob", stdin="password\n")
+    assert result.returncode != 0
+    assert "Password refused" in result.stderr
+    bob = User.objects.get(username="bob")
+    assert not bob.is_staff and bob.check_password("an old and long password")
