@@ -234,10 +234,11 @@ def _fact_score(sentence: str, index: int, count: int, title_stems: set[str], to
     business = min(sum(topic.weight(s) for s in stems), 3.0) if topic else 0.0
     numbers = min(len(NUMBER_RE.findall(sentence)), 3)
     names = min(len(CAPITALISED_RE.findall(sentence)), 4)
-    on_story = min(len(stems & title_stems), 4)
+    # On the story's subject, but a sentence that only restates the headline adds little.
+    on_story = min(len(stems & title_stems), 2)
     length_fit = 1.0 if 70 <= len(sentence) <= 220 else 0.0
     early = 0.5 * (1 - index / max(count, 1))
-    return 1.2 * business + 0.4 * numbers + 0.3 * names + 0.6 * on_story + length_fit + early
+    return 1.5 * business + 0.4 * numbers + 0.3 * names + 0.4 * on_story + length_fit + early
 
 
 # --------------------------------------------------------------------------- voice

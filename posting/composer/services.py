@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from posting.composer.extractive import ComposedPost, compose_extractive
 from posting.composer.llm_composer import compose_with_llm_gated
-from posting.composer.relevance import RELEVANT_MIN, BusinessTopic, Relevance, relevance_score, same_story, story_print
+from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
 from posting.composer.selectors import account_platforms, account_sign_offs, account_topic, recent_story_prints
 from posting.llm import llm_configured
 from posting.models import Account, ComposeSkip, Composition, Draft, LLMUsage, Platform, VoiceProfile
@@ -88,7 +88,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
             continue
         if not relevance.relevant:
             matched = ", ".join(relevance.matched) or "nothing"
-            detail = f"Relevance {relevance.score:.2f} (needs {RELEVANT_MIN}); matched: {matched}"
+            detail = f"Relevance {relevance.score:.2f} (needs {topic.threshold}); matched: {matched}"
             for platform in open_platforms:
                 _skip_record(
                     account=account,
@@ -153,6 +153,22 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         if drafted_any:
             stories.append((article.pk, printed))
     return drafts
+
+
+MAX_TOPICS = 30
+
+
+def account_compose_settings_set(
+    *, account: Account, topics: list[str], use_article_images: bool, instagram_bio_link: str
+) -> Account:
+    """What the customer told us about what to post: topics, whether article images may be
+    used, and where its Instagram bio links to (only then may a caption say "Link in bio")."""
+    cleaned = list(dict.fromkeys(" ".join(t.split())[:80] for t in topics if t.strip()))[:MAX_TOPICS]
+    account.topics = cleaned
+    account.use_article_images = use_article_images
+    account.instagram_bio_link = instagram_bio_link.strip()
+    account.save(update_fields=["topics", "use_article_images", "instagram_bio_link"])
+    return account
 
 
 def draft_create(
@@ -265,7 +281,7 @@ def _borrowed_voice(profiles: dict[str, VoiceProfile]) -> dict[str, Any]:
 
 def _ranked(articles: list[Article], *, topic: BusinessTopic) -> list[tuple[Article, Relevance]]:
     """Best first. With nothing known about the business yet, every article is let through."""
-    if not topic.terms:
+    if not topic.known:
         return [(article, Relevance(score=0.0, relevant=True, matched=[])) for article in articles]
     scored = [(article, relevance_score(topic=topic, title=article.title, body=article.text)) for article in articles]
     return sorted(scored, key=lambda pair: -pair[1].score)
