@@ -96,11 +96,12 @@ def articles_dir_load(path: Path) -> list[ArticleFile]:
     return [article_file_load(p) for p in files]
 
 
-def business_topic(business: BusinessFile) -> BusinessTopic:
+def business_topic(business: BusinessFile, *, vocabularies: bool = True) -> BusinessTopic:
     return topic_build(
         industry=business.industry,
         own_names=business.names,
         past_posts=[*business.facebook_posts, *business.instagram_posts],
+        vocabularies=vocabularies,
     )
 
 
@@ -114,9 +115,11 @@ def business_stats(business: BusinessFile, platform: str) -> dict[str, Any]:
     return {key: stats[key] for key in BORROWED_HABITS if key in stats}
 
 
-def relevance_rank(*, business: BusinessFile, articles: list[ArticleFile]) -> list[dict[str, Any]]:
+def relevance_rank(
+    *, business: BusinessFile, articles: list[ArticleFile], vocabularies: bool = True
+) -> list[dict[str, Any]]:
     """Best first: ``{"article", "score", "relevant", "matched"}`` per article."""
-    topic = business_topic(business)
+    topic = business_topic(business, vocabularies=vocabularies)
     rows = []
     for article in articles:
         relevance = relevance_score(topic=topic, title=article.title, body=article.body)

@@ -105,7 +105,9 @@ class SplitScore:
         }
 
 
-def split_evaluate(*, split: str, data_dir: Path = DATA_DIR) -> SplitScore:
+def split_evaluate(*, split: str, data_dir: Path = DATA_DIR, vocabularies: bool = True) -> SplitScore:
+    """Score one split. ``vocabularies=False`` ranks without our trade vocabularies: relevance
+    for businesses whose trade we have no vocabulary for (drafts are composed as usual)."""
     root = data_dir / split
     labels = _labels_load(root / "labels.json")
     articles = [article_file_load(path) for path in sorted((root / "articles").glob("*.txt"))]
@@ -113,13 +115,17 @@ def split_evaluate(*, split: str, data_dir: Path = DATA_DIR) -> SplitScore:
         raise EvaluationSetError(f"{root}/articles holds no article files.")
     by_name = {article.name: article for article in articles}
     pairs = [tuple(pair) for pair in labels.get("_same_story", [])]
-    score = SplitScore(split=split, articles=len(articles), same_story_pairs=len(pairs))
+    score = SplitScore(
+        split=split if vocabularies else f"{split} (no vocabularies)",
+        articles=len(articles),
+        same_story_pairs=len(pairs),
+    )
     for slug, label in sorted(labels.items()):
         if slug.startswith("_"):
             continue
         business = business_file_load(root / "businesses" / f"{slug}.json")
         score.businesses += 1
-        ranked = relevance_rank(business=business, articles=articles)
+        ranked = relevance_rank(business=business, articles=articles, vocabularies=vocabularies)
         wanted = set(label.get("relevant", []))
         chosen = [row["article"] for row in ranked if row["relevant"]]
         score.true_positives += len(wanted & set(chosen))

@@ -74,12 +74,12 @@ OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("", False): ("Worth a read.", "Good to know.", "Interesting reading."),
 }
 QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {
-    ("we", True): ("What do you think?", "Would you try it?", "What's your take?"),
-    ("we", False): ("Thoughts?", "Who's tempted?", "Agree?"),
-    ("I", True): ("What do you think?", "Would you try it?", "What's your take?"),
-    ("I", False): ("Thoughts?", "Who's tempted?", "Agree?"),
-    ("", True): ("What do you think?", "Would you try it?", "What's your take?"),
-    ("", False): ("Thoughts?", "Who's tempted?", "Agree?"),
+    ("we", True): ("What do you think?", "What's your take?", "Had you heard?"),
+    ("we", False): ("Thoughts?", "Any thoughts?", "Surprised?"),
+    ("I", True): ("What do you think?", "What's your take?", "Had you heard?"),
+    ("I", False): ("Thoughts?", "Any thoughts?", "Surprised?"),
+    ("", True): ("What do you think?", "What's your take?", "Had you heard?"),
+    ("", False): ("Thoughts?", "Any thoughts?", "Surprised?"),
 }
 # A call to action when the business has no habitual one of its own.
 FACEBOOK_CTA = "Read the full story at the link."

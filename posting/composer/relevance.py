@@ -128,8 +128,12 @@ def topic_build(
     own_names: Sequence[str] = (),
     past_posts: Iterable[str] = (),
     topics: Sequence[str] = (),
+    vocabularies: bool = True,
 ) -> BusinessTopic:
-    """The bag of words a business is about, from everything it has told us or written."""
+    """The bag of words a business is about, from everything it has told us or written.
+
+    ``vocabularies=False`` leaves out our trade vocabularies: how relevance fares for a
+    trade we have none for (the evaluation's generalisation check)."""
     terms: dict[str, float] = {}
     labels: dict[str, str] = {}
 
@@ -140,7 +144,7 @@ def topic_build(
         terms[stem] = max(terms.get(stem, 0.0), weight)
         labels.setdefault(stem, word)
 
-    vocabulary = industry_vocabulary(industry)
+    vocabulary = industry_vocabulary(industry) if vocabularies else ()
     for word in vocabulary:
         for part in words_of(word):
             add(part, WEIGHT_VOCABULARY)

@@ -28,11 +28,18 @@ class Command(BaseCommand):
         parser.add_argument("--split", action="append", help="dev, blind (repeatable; default: every split present)")
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--failures", action="store_true", help="list every miss")
+        parser.add_argument(
+            "--without-vocabularies",
+            action="store_true",
+            help="also rank without the trade vocabularies (how relevance does for a trade we have none for)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         splits = options["split"] or [p.name for p in sorted(DATA_DIR.iterdir()) if (p / "labels.json").exists()]
         try:
             scores = [split_evaluate(split=split) for split in splits]
+            if options["without_vocabularies"]:
+                scores += [split_evaluate(split=split, vocabularies=False) for split in splits]
         except EvaluationSetError as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:
