@@ -134,8 +134,13 @@ def relevance_rank(
     return sorted(rows, key=lambda row: (-row["score"], row["article"]))
 
 
-def compose_check(*, business: BusinessFile, article: ArticleFile, platform: str) -> dict[str, Any]:
-    """``{"draft", "gate": {"verdict", "claims"}, "relevant", ...}``: the draft Landed would write."""
+def compose_check(
+    *, business: BusinessFile, article: ArticleFile, platform: str, use_llm: bool | None = None
+) -> dict[str, Any]:
+    """``{"draft", "gate": {"verdict", "claims"}, "relevant", ...}``: the draft Landed would write.
+
+    ``use_llm`` None: the model when a key is configured; False: the offline composer always
+    (the evaluation measures that one, whatever the environment holds)."""
     if platform not in PLATFORMS:
         raise CheckInputError(f"Unknown platform {platform!r}: use one of {', '.join(PLATFORMS)}.")
     topic = business_topic(business)
@@ -144,7 +149,9 @@ def compose_check(*, business: BusinessFile, article: ArticleFile, platform: str
     sign_offs = [s for p in PLATFORMS for s in (voice_stats(business.posts(p)).get("sign_offs") or [])]
     composed: ComposedPost | None = None
     fallback_reason = ""
-    if llm_configured():
+    if use_llm is None:
+        use_llm = llm_configured()
+    if use_llm:
         from posting.composer.llm_composer import compose_with_llm_gated
 
         outcome = compose_with_llm_gated(

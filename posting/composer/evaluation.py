@@ -197,7 +197,7 @@ def report_lines(scores: list[SplitScore]) -> list[str]:
 def _draft_score(
     score: SplitScore, *, business: BusinessFile, article: ArticleFile, platform: str, voice: dict[str, Any]
 ) -> None:
-    result = compose_check(business=business, article=article, platform=platform)
+    result = compose_check(business=business, article=article, platform=platform, use_llm=False)
     draft = result["draft"]
     score.drafts += 1
     if result["gate"]["verdict"] == PASSED:

@@ -100,3 +100,49 @@ def test_missing_files_and_empty_folders_are_clear_command_errors(tmp_path: Path
     (tmp_path / "bad.txt").write_bytes(b"\xff\xfe\x00bad")
     with pytest.raises(CommandError, match="not UTF-8"):
         run("relevance_rank", "--business", str(BAKERY), "--articles", str(tmp_path))
+
+
+@pytest.mark.django_db
+def test_with_a_key_compose_check_uses_the_model_only_when_its_post_passes_the_gate(settings) -> None:
+    from tests.llm_server import Reply, serve_llm
+
+    body = FLOUR.read_text().split("\n", 2)[2].strip()
+    first_sentence = body.split("\n")[0].split(". ")[0] + "."
+    good = {"text": first_sentence, "claims": [{"text": first_sentence, "sentences": [1]}]}
+    invented = {"text": "Flour now costs 99 pounds a bag.", "claims": [{"text": "Flour costs 99", "sentences": [1]}]}
+    server_gen = serve_llm(settings, timeout_s=0.5, max_retries=0)
+    server = next(server_gen)
+    try:
+        server.script(Reply.ok(good))
+        passed = json.loads(
+            run(
+                "compose_check",
+                "--business",
+                str(BAKERY),
+                "--article",
+                str(FLOUR),
+                "--platform",
+                "facebook_page",
+                "--json",
+            )
+        )
+        server.script(Reply.ok(invented), Reply.ok(invented))
+        fell_back = json.loads(
+            run(
+                "compose_check",
+                "--business",
+                str(BAKERY),
+                "--article",
+                str(FLOUR),
+                "--platform",
+                "facebook_page",
+                "--json",
+            )
+        )
+    finally:
+        server_gen.close()
+
+    assert (passed["composer"], passed["draft"], passed["gate"]["verdict"]) == ("llm", first_sentence, "passed")
+    assert fell_back["composer"] == "extractive" and "99" not in fell_back["draft"]
+    assert fell_back["gate"]["verdict"] == "passed"
+    assert "failed the factual gate twice" in fell_back["fallback_reason"]
