@@ -70,7 +70,7 @@ OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("we", False): ("This one caught our eye.", "Here's what we're reading.", "One for our reading list."),
     ("I", True): ("I think you'll like this one.", "One I think you'll enjoy.", "I saved this one for you."),
     ("I", False): ("This one caught my eye.", "Here's what I'm reading.", "One for my reading list."),
-    ("", True): ("One you'll want to read.", "Here's one for you.", "Worth your time."),
+    ("", True): ("Here's a good read for you.", "Here's one for you.", "Worth your time."),
     ("", False): ("Worth a read.", "Good to know.", "Interesting reading."),
 }
 QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {

@@ -38,7 +38,9 @@ DRY_I = [
 
 @pytest.mark.parametrize("text", [o for group in (*OPENINGS.values(), *QUESTIONS.values()) for o in group])
 def test_every_opening_and_question_carries_no_fact_for_the_gate(text: str) -> None:
-    assert gate_evaluate(text=text, title=TITLE, body=BODY).verdict == "no_substance"
+    # With the business's emoji after it too, as the composer may write it.
+    for written in (text, f"{text} \U0001f35e", f"\U0001f35e {text}"):
+        assert gate_evaluate(text=written, title=TITLE, body=BODY).verdict == "no_substance", written
 
 
 def _compose(posts: list[str], platform: str = "facebook_page", **kwargs):
