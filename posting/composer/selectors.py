@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from posting.composer.relevance import BusinessTopic, StoryPrint, story_print, topic_build
-from posting.models import Account, PastPost, Platform, VoiceProfile
+from posting.models import Account, ComposeSkip, PastPost, Platform, VoiceProfile
 from publish.models import Channel
 from research.models import Article
 
@@ -59,3 +59,19 @@ def account_sign_offs(*, account: Account) -> list[str]:
         if isinstance(learned, list):
             sign_offs.extend(str(sign_off) for sign_off in learned)
     return sign_offs
+
+
+def skipped_stories_recent(*, account: Account, limit: int = 20) -> list[ComposeSkip]:
+    """Articles recently left out as off topic or as a story already drafted, one row per
+    article (a skip is recorded per platform), newest first: what "we skipped" shows."""
+    skips = (
+        ComposeSkip.objects.filter(
+            account=account, reason__in=[ComposeSkip.Reason.OFF_TOPIC, ComposeSkip.Reason.SAME_STORY]
+        )
+        .select_related("article")
+        .order_by("-created_at", "-pk")[: limit * len(Platform.values)]
+    )
+    newest_per_article: dict[int, ComposeSkip] = {}
+    for skip in skips:
+        newest_per_article.setdefault(skip.article_id, skip)
+    return list(newest_per_article.values())[:limit]

@@ -113,3 +113,20 @@ def test_a_viewer_cannot_change_the_settings_and_a_bad_link_saves_nothing(accoun
 
     account.refresh_from_db()
     assert account.topics == [] and account.instagram_bio_link == ""
+
+
+@pytest.mark.django_db
+def test_the_drafts_page_lists_what_relevance_skipped_and_why(account: Account, member_client: Client) -> None:
+    article_create(
+        account,
+        title="Astronomers map a distant galaxy",
+        body="Astronomers using the Sierra telescope mapped a galaxy 12 billion light years away.\n"
+        "The survey took 40 nights of observation and was published in the Astrophysical Journal.",
+    )
+    drafts_compose_for_account(account=account)
+
+    page = member_client.get(reverse("drafts", kwargs={"slug": account.slug})).content.decode()
+
+    assert "Skipped: not about your business" in page
+    assert page.count("Astronomers map a distant galaxy") == 1
+    assert "Not about what the business is about" in page and "Relevance 0." in page
