@@ -238,7 +238,28 @@ def _fact_score(sentence: str, index: int, count: int, title_stems: set[str], to
     on_story = min(len(stems & title_stems), 2)
     length_fit = 1.0 if 70 <= len(sentence) <= 220 else 0.0
     early = 0.5 * (1 - index / max(count, 1))
-    return 1.5 * business + 0.4 * numbers + 0.3 * names + 0.4 * on_story + length_fit + early
+    return (
+        -_leans_back(sentence, title_stems)
+        + 1.5 * business
+        + 0.4 * numbers
+        + 0.3 * names
+        + 0.4 * on_story
+        + length_fit
+        + early
+    )
+
+
+DEFINITE_OPENING_RE = re.compile(r"^The ([a-z]+)(?: ([a-z]+))?\b")
+
+
+def _leans_back(sentence: str, title_stems: set[str]) -> float:
+    """ "The service is offering..." names its subject as if the reader already knew it: a
+    fact quoted alone reads better when it says who. Not when the headline names it."""
+    match = DEFINITE_OPENING_RE.match(sentence)
+    if not match:
+        return 0.0
+    nouns = {word_stem(word) for word in match.groups() if word}
+    return 0.0 if nouns & title_stems else 2.0
 
 
 # --------------------------------------------------------------------------- voice
