@@ -35,6 +35,11 @@ DEMO_BUSINESS = {
     # A small shop posts a couple of times a day, not a feed's worth.
     "cadence_per_day": 2,
     "own_names": ["Harbour Hi-Fi", "@harbourhifi"],
+    "topics": ["turntables", "vinyl", "speakers", "amplifiers", "headphones"],
+    # The demo feeds' lead images were drawn for the demo (scripts/demo_images.py), so the
+    # demo may use them; a real account decides this itself (off by default: the
+    # publisher's image).
+    "use_article_images": True,
 }
 DEMO_INSTAGRAM_USERNAME = "harbourhifi"
 # How demo past posts are marked, so a changed past_posts.json replaces only its own.

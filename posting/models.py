@@ -50,6 +50,15 @@ class Account(models.Model):
     cadence_per_day = models.PositiveSmallIntegerField(default=1)
     # The business's own names and @handles: never factual claims in a draft.
     own_names = models.JSONField(default=list, blank=True)
+    # What the business wants posts about, in its own words ("vinyl", "home cinema"): read by
+    # relevance next to its industry and past posts. Edited on the Voice page.
+    topics = models.JSONField(default=list, blank=True)
+    # The article's lead image belongs to its publisher: drafts use it only when the
+    # customer says they may (and Instagram, which needs an image, is skipped until then).
+    use_article_images = models.BooleanField(default=False)
+    # Where the Instagram bio links to, when the customer has told us: only then may a
+    # caption say "Link in bio".
+    instagram_bio_link = models.URLField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -255,6 +264,8 @@ class Composition(models.Model):
     # Why the LLM was not used for this draft although one is configured (blank otherwise).
     fallback_reason = models.CharField(max_length=500, blank=True)
     llm_usage = models.ForeignKey(LLMUsage, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # Why this article: {"score": float, "relevant": bool, "matched": [words of the business]}.
+    relevance = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -267,11 +278,16 @@ class ComposeSkip(models.Model):
     class Reason(models.TextChoices):
         NO_IMAGE = "no_image", "No lead image (Instagram needs one)"
         NO_SENTENCES = "no_sentences", "No sentence in the article is usable as a post"
+        OFF_TOPIC = "off_topic", "Not about what the business is about"
+        SAME_STORY = "same_story", "The same story as an article already drafted"
+        IMAGE_NOT_ALLOWED = "image_not_allowed", "Article images are off in the settings (Instagram needs one)"
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="compose_skips")
     platform = models.CharField(max_length=32, choices=Platform.choices)
     article = models.ForeignKey("research.Article", on_delete=models.CASCADE, related_name="+")
     reason = models.CharField(max_length=20, choices=Reason.choices)
+    # What the composer knew when it decided ("score 0.03, matched: ..." or the story it repeats).
+    detail = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

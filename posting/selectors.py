@@ -36,7 +36,7 @@ def membership_role(*, user: AbstractBaseUser, account: Account) -> str | None:
 def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
     return (
         Draft.objects.filter(account=account, status=Draft.Status.GATED, gate_verdict=Draft.Verdict.PASSED)
-        .select_related("article")
+        .select_related("article", "composition")
         .order_by("-created_at")
     )
 

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from posting import selectors, services
 from posting.access import member_required
+from posting.composer.selectors import skipped_stories_recent
 from posting.errors import DraftInvalid, DraftStateError
 from posting.models import Account, Draft, DraftRevision, Membership, Platform
 from publish.errors import NoConnectedChannel, PublishNotEnqueued
@@ -39,6 +40,7 @@ def drafts(request: HttpRequest, account: Account) -> HttpResponse:
         "held_back": selectors.drafts_held_back(account=account)[:20],
         "can_decide": _can_decide(request, account),
         "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
+        "skipped": skipped_stories_recent(account=account),
     }
     return render(request, "posting/drafts.html", context)
 

@@ -1,31 +1,45 @@
-"""The extractive composer: a post made of the article's own sentences, in the account's voice.
+"""The offline composer: a post in the business's voice around the article's own sentences.
 
 No language model. The factual gate checks every number and proper noun of a draft against
-the article body, so the sentences are quoted verbatim: never paraphrased, never trimmed
-(cutting "sales rose 5%, but not in Europe" at the comma would change its meaning). The
-voice shapes only what carries no facts: how long, emoji, hashtags, the sign-off.
+the article body, so the facts are the article's sentences quoted verbatim: never
+paraphrased, never trimmed (cutting "sales rose 5%, but not in Europe" at the comma would
+change its meaning). Everything the composer writes itself carries no fact: an opening in
+the business's voice, a call to action, the source's name, its sign-off, its emoji and its
+hashtags, so the gate has nothing of ours to check and a stricter gate nothing to reject.
+
+The facts are the one to three sentences that matter most to this business, from anywhere
+in the article: those that use the business's own words (its ``BusinessTopic``), are
+concrete (numbers, names) and on the story's subject. The voice (``VoiceTraits``, read from
+the learned statistics of that platform) decides person, "you", questions, emoji, hashtags,
+sign-off and length.
 Pure functions: no Django.
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from posting.composer.relevance import BusinessTopic, word_stem, words_of
 from posting.gate.core import sentences_split
-from posting.voice.stats import HASHTAG_RE, MENTION_RE
+from posting.voice.stats import EMOJI_RE, HASHTAG_RE, MENTION_RE
 
 FACEBOOK = "facebook_page"
 INSTAGRAM = "instagram"
-# Body length (before emoji, hashtags and sign-off) when the account has no voice yet.
-DEFAULT_TARGET_CHARS = {FACEBOOK: 280, INSTAGRAM: 400}
-TARGET_BOUNDS = {FACEBOOK: (120, 700), INSTAGRAM: (120, 1200)}
+# Post length when the account has no voice on the platform yet.
+DEFAULT_TARGET_CHARS = {FACEBOOK: 320, INSTAGRAM: 420}
+TARGET_BOUNDS = {FACEBOOK: (120, 900), INSTAGRAM: (120, 1400)}
 CAPTION_LIMIT = 2_200
-MAX_SENTENCES = 3
+MAX_FACTS = 3
 MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 400
-INSTAGRAM_CTA = "Link in bio."
+LINK_IN_BIO = "Link in bio."
+# A habit shown in at least this share of past posts is followed in every draft; one shown
+# in under RARE is never followed; in between, drafts follow it in about that share.
+HABIT_ALWAYS = 0.5
+HABIT_RARE = 0.1
 
 # Boilerplate that extraction sometimes leaves in a body: never worth posting.
 BOILERPLATE_RE = re.compile(
@@ -34,46 +48,41 @@ BOILERPLATE_RE = re.compile(
     r"share this",
     re.IGNORECASE,
 )
-# A sentence opening like this leans on the one before it; it cannot open a post.
+# A sentence opening like this leans on the one before it: it cannot stand alone.
 NEEDS_CONTEXT_RE = re.compile(
     r"^(?:he|she|it|they|this|these|that|those|his|her|its|their|but|and|or|so|also|however|meanwhile|"
-    r"still|yet|then|instead|here|there)\b",
+    r"still|yet|then|instead|here|there|the latter|the former|such|both|another|other|others|which|"
+    r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover)\b",
     re.IGNORECASE,
 )
 # The article's author speaking ("I had the chance", "our parser"): posted by the business,
 # it would read as the business's own claim.
-FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|[Ww]e|[Ww]e're|[Ww]e've|[Mm]y|[Oo]ur|us)\b")
+FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|[Ww]e|[Ww]e're|[Ww]e've|[Ww]e'd|[Mm]y|[Oo]ur|[Uu]s)\b")
+YOU_RE = re.compile(r"\byou(?:'re|'ve|'ll|'d|r|rs)?\b", re.IGNORECASE)
 NUMBER_RE = re.compile(r"\d")
 CAPITALISED_RE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-zA-Z]+")
-STOPWORDS = {
-    "the",
-    "a",
-    "an",
-    "and",
-    "or",
-    "of",
-    "to",
-    "in",
-    "on",
-    "for",
-    "with",
-    "is",
-    "are",
-    "was",
-    "be",
-    "by",
-    "at",
-    "as",
-    "from",
-    "how",
-    "why",
-    "what",
-    "new",
-    "its",
-    "it",
-    "this",
-    "that",
+
+# Openings and questions carry no fact (the gate finds nothing to check in them; a test holds
+# every one of them to that). Keyed by person ("we", "I" or "" for none) and whether the
+# business speaks to "you".
+OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("we", True): ("We think you'll like this one.", "One we think you'll enjoy.", "We saved this one for you."),
+    ("we", False): ("This one caught our eye.", "Here's what we're reading.", "One for our reading list."),
+    ("I", True): ("I think you'll like this one.", "One I think you'll enjoy.", "I saved this one for you."),
+    ("I", False): ("This one caught my eye.", "Here's what I'm reading.", "One for my reading list."),
+    ("", True): ("Here's a good read for you.", "Here's one for you.", "Worth your time."),
+    ("", False): ("Worth a read.", "Good to know.", "Interesting reading."),
 }
+QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("we", True): ("What do you think?", "What's your take?", "Had you heard?"),
+    ("we", False): ("Thoughts?", "Any thoughts?", "Surprised?"),
+    ("I", True): ("What do you think?", "What's your take?", "Had you heard?"),
+    ("I", False): ("Thoughts?", "Any thoughts?", "Surprised?"),
+    ("", True): ("What do you think?", "What's your take?", "Had you heard?"),
+    ("", False): ("Thoughts?", "Any thoughts?", "Surprised?"),
+}
+# A call to action when the business has no habitual one of its own.
+FACEBOOK_CTA = "Read the full story at the link."
 
 
 @dataclass(frozen=True)
@@ -85,24 +94,253 @@ class ComposedPost:
     sources: list[dict[str, Any]] = field(default_factory=list)
 
 
-def compose_extractive(
-    *, title: str, body: str, platform: str, stats: dict[str, Any], industry: str = ""
-) -> ComposedPost | None:
-    """The article's most informative 1-3 consecutive sentences, decorated in the account's voice.
+@dataclass(frozen=True)
+class VoiceTraits:
+    """The habits a draft follows, decided once per draft from the platform's learned stats."""
 
-    None when no sentence of the body is fit to post (all boilerplate, fragments or too long).
+    person: str  # "we", "I" or "" (never speaks of itself)
+    you: bool
+    question: bool
+    emoji: list[str]
+    emoji_placement: str
+    hashtags: list[str]
+    sign_off: str
+    calls_to_action: list[str]
+    target_chars: int
+
+
+def voice_traits(
+    *, stats: dict[str, Any], platform: str, seed: int = 0, article_words: set[str] | None = None
+) -> VoiceTraits:
+    """Follow each habit always, never, or in its share of drafts (the same draft, the same choice)."""
+    n = stats.get("post_count") or 0
+    person = str(stats.get("person") or "") if n else ""
+    if person and float(stats.get("person_rate", 1.0)) < HABIT_RARE * 3:
+        person = ""
+    you = n > 0 and _follows(float(stats.get("you_rate", 0)), seed, 1)
+    question = n > 0 and _follows(float((stats.get("punctuation") or {}).get("question_rate", 0)), seed, 2)
+    emoji_stats = stats.get("emoji") or {}
+    emoji: list[str] = []
+    if n and emoji_stats.get("top") and _follows(float(emoji_stats.get("rate", 0)), seed, 3):
+        per_post = float(emoji_stats.get("per_post") or 1) / max(float(emoji_stats.get("rate") or 1), 0.01)
+        emoji = list(emoji_stats["top"][: max(1, min(3, round(per_post)))])
+    tag_stats = stats.get("hashtags") or {}
+    hashtags: list[str] = []
+    if n and tag_stats.get("top") and _follows(float(tag_stats.get("rate", 0)), seed, 4):
+        wanted = max(1, min(int(tag_stats.get("typical") or 1), 30))
+        hashtags = _hashtags_for(list(tag_stats["top"]), article_words=article_words or set(), count=wanted)
+    sign_offs = stats.get("sign_offs") or []
+    return VoiceTraits(
+        person=person if person in {"we", "I"} else "",
+        you=you,
+        question=question,
+        emoji=emoji,
+        emoji_placement=str(emoji_stats.get("placement") or "end"),
+        hashtags=hashtags,
+        sign_off=str(sign_offs[0]) if sign_offs else "",
+        calls_to_action=[str(cta) for cta in stats.get("calls_to_action") or []],
+        target_chars=_target_chars(platform, stats),
+    )
+
+
+def compose_extractive(
+    *,
+    title: str,
+    body: str,
+    platform: str,
+    stats: dict[str, Any],
+    industry: str = "",
+    topic: BusinessTopic | None = None,
+    outlet: str = "",
+    bio_link: bool = False,
+) -> ComposedPost | None:
+    """A post: opening, the facts that matter to this business, call to action, source, sign-off.
+
+    ``stats`` is the voice learned on *this* platform (empty when it has none: then the post
+    uses no emoji, hashtags or sign-off of another platform's). ``bio_link`` says the account
+    has told us its Instagram bio links to its articles. None when no sentence of the body
+    is fit to post (all boilerplate, fragments, quotes or too long).
     """
+    del industry  # The topic carries the industry's vocabulary now; kept for callers' sake.
+    seed = zlib.crc32(title.encode("utf-8", "ignore"))
+    traits = voice_traits(stats=stats, platform=platform, seed=seed, article_words=set(words_of(f"{title} {body}")))
     sentences = sentences_split(body)
-    chosen = _choose_sentences(sentences, title=title, target=_target_chars(platform, stats))
+    opening = _opening(traits, seed)
+    closing = _closing(traits, platform=platform, outlet=outlet, bio_link=bio_link, seed=seed)
+    frame = len(opening) + sum(len(block) + 2 for block in closing)
+    chosen = _choose_facts(
+        sentences, title=title, topic=topic, traits=traits, budget=max(traits.target_chars - frame, 0)
+    )
     if not chosen:
         return None
-    core = " ".join(sentences[i] for i in chosen)
-    text = _decorate(core, platform=platform, stats=stats, industry=industry)
+    facts = " ".join(sentences[i] for i in chosen)
+    text = _assemble(opening=opening, facts=facts, closing=closing, traits=traits)
     return ComposedPost(
         text=text,
         composer="extractive",
         sources=[{"sentence": i + 1, "text": sentences[i]} for i in chosen],
     )
+
+
+# --------------------------------------------------------------------------- facts
+
+
+def _choose_facts(
+    sentences: list[str], *, title: str, topic: BusinessTopic | None, traits: VoiceTraits, budget: int
+) -> list[int]:
+    """The best sentences for this business, in the article's order, while they fit the length."""
+    title_stems = {word_stem(w) for w in words_of(title)}
+    scored = sorted(
+        (
+            (_fact_score(sentence, index, len(sentences), title_stems, topic), index)
+            for index, sentence in enumerate(sentences)
+            if _can_stand_alone(sentence, traits)
+        ),
+        key=lambda pair: (-pair[0], pair[1]),
+    )
+    chosen: list[int] = []
+    length = 0
+    for _, index in scored[:6]:
+        size = len(sentences[index]) + (1 if chosen else 0)
+        if chosen and length + size > budget:
+            continue
+        chosen.append(index)
+        length += size
+        if len(chosen) == MAX_FACTS:
+            break
+    return sorted(chosen)
+
+
+def _can_stand_alone(sentence: str, traits: VoiceTraits) -> bool:
+    """Clean, self-contained, and not against the voice (no "?" for a business that never asks)."""
+    if not (MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS):
+        return False
+    if sentence[-1] not in ".!\"'\u201d\u2019)" or not sentence[0].isupper():
+        return False
+    if NEEDS_CONTEXT_RE.match(sentence) or sentence.startswith(("\u201c", '"', "'")):
+        return False
+    if BOILERPLATE_RE.search(sentence) or MENTION_RE.search(sentence) or HASHTAG_RE.search(sentence):
+        return False
+    if FIRST_PERSON_RE.search(sentence) or "http" in sentence or EMOJI_RE.search(sentence):
+        return False
+    if "?" in sentence and not traits.question:
+        return False
+    return traits.you or not YOU_RE.search(sentence)
+
+
+def _fact_score(sentence: str, index: int, count: int, title_stems: set[str], topic: BusinessTopic | None) -> float:
+    """Matters to the business (its words), concrete (numbers, names), on the story's subject."""
+    stems = {word_stem(w) for w in words_of(sentence)}
+    business = min(sum(topic.weight(s) for s in stems), 3.0) if topic else 0.0
+    numbers = min(len(NUMBER_RE.findall(sentence)), 3)
+    names = min(len(CAPITALISED_RE.findall(sentence)), 4)
+    # On the story's subject, but a sentence that only restates the headline adds little.
+    on_story = min(len(stems & title_stems), 2)
+    length_fit = 1.0 if 70 <= len(sentence) <= 220 else 0.0
+    early = 0.5 * (1 - index / max(count, 1))
+    return (
+        -_leans_back(sentence, title_stems)
+        + 1.5 * business
+        + 0.4 * numbers
+        + 0.3 * names
+        + 0.4 * on_story
+        + length_fit
+        + early
+    )
+
+
+DEFINITE_OPENING_RE = re.compile(r"^The ([a-z]+)(?: ([a-z]+))?\b")
+
+
+def _leans_back(sentence: str, title_stems: set[str]) -> float:
+    """ "The service is offering..." names its subject as if the reader already knew it: a
+    fact quoted alone reads better when it says who. Not when the headline names it."""
+    match = DEFINITE_OPENING_RE.match(sentence)
+    if not match:
+        return 0.0
+    nouns = {word_stem(word) for word in match.groups() if word}
+    return 0.0 if nouns & title_stems else 2.0
+
+
+# --------------------------------------------------------------------------- voice
+
+
+def _opening(traits: VoiceTraits, seed: int) -> str:
+    options = OPENINGS[(traits.person, traits.you)]
+    return options[seed % len(options)]
+
+
+def _closing(traits: VoiceTraits, *, platform: str, outlet: str, bio_link: bool, seed: int) -> list[str]:
+    """Call to action, source, sign-off: in the business's own words where it has them."""
+    blocks: list[str] = []
+    cta = _call_to_action(traits, seed)
+    if traits.question:
+        question = QUESTIONS[(traits.person, traits.you)][(seed >> 4) % 3]
+        cta = f"{question} {cta}".strip()
+    if platform == INSTAGRAM and bio_link:
+        cta = f"{cta} {LINK_IN_BIO}".strip()
+    elif platform != INSTAGRAM and not traits.calls_to_action:
+        cta = f"{cta} {FACEBOOK_CTA}".strip()
+    if cta:
+        blocks.append(cta)
+    if outlet.strip():
+        blocks.append(f"Source: {_outlet_name(outlet)}")
+    if traits.sign_off and traits.sign_off not in cta:
+        blocks.append(traits.sign_off)
+    return blocks
+
+
+def _call_to_action(traits: VoiceTraits, seed: int) -> str:
+    """The business's own habitual invitation, if it has one that fits the voice's rules."""
+    fitting = [
+        cta
+        for cta in traits.calls_to_action
+        if cta != traits.sign_off and (traits.question or "?" not in cta) and (traits.you or not YOU_RE.search(cta))
+    ]
+    return fitting[(seed >> 8) % len(fitting)] if fitting else ""
+
+
+def _outlet_name(outlet: str) -> str:
+    """The outlet's name, without digits the gate would have to find in the article."""
+    name = " ".join(outlet.split())[:80]
+    return name if not NUMBER_RE.search(name) else "the original article"
+
+
+def _assemble(*, opening: str, facts: str, closing: list[str], traits: VoiceTraits) -> str:
+    emoji = " ".join(traits.emoji)
+    if emoji and traits.emoji_placement == "start":
+        opening = f"{emoji} {opening}"
+    elif emoji and traits.emoji_placement == "inline":
+        opening = f"{opening} {emoji}"
+    elif emoji:
+        facts = f"{facts} {emoji}"
+    blocks = [opening, facts, *closing]
+    if traits.hashtags:
+        blocks.append(" ".join(traits.hashtags))
+    # Hashtags, then the sign-off, give way before the quoted facts ever would.
+    while len(blocks) > 2 and len("\n\n".join(blocks)) > CAPTION_LIMIT:
+        blocks.pop()
+    return "\n\n".join(blocks)
+
+
+def _hashtags_for(tags: list[str], *, article_words: set[str], count: int) -> list[str]:
+    """The business's own tags, those about this article's subject first."""
+    stems = {word_stem(w) for w in article_words}
+
+    def about_article(tag: str) -> bool:
+        parts = re.findall(r"[a-z]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tag.lstrip("#")).lower())
+        return any(word_stem(part) in stems for part in parts if len(part) > 3)
+
+    ranked = sorted(tags, key=lambda tag: (not about_article(tag), tags.index(tag)))
+    return ranked[:count]
+
+
+def _follows(rate: float, seed: int, habit: int) -> bool:
+    if rate >= HABIT_ALWAYS:
+        return True
+    if rate < HABIT_RARE:
+        return False
+    return ((seed >> habit) % 100) / 100 < rate
 
 
 def _target_chars(platform: str, stats: dict[str, Any]) -> int:
@@ -111,93 +349,3 @@ def _target_chars(platform: str, stats: dict[str, Any]) -> int:
     if not median:
         return DEFAULT_TARGET_CHARS.get(platform, DEFAULT_TARGET_CHARS[FACEBOOK])
     return max(low, min(high, int(median)))
-
-
-def _choose_sentences(sentences: list[str], *, title: str, target: int) -> list[int]:
-    """Indexes of the best opening sentence and the ones that follow it while they fit."""
-    title_words = _content_words(title)
-    scored = [
-        (_score(sentence, index, len(sentences), title_words), index)
-        for index, sentence in enumerate(sentences)
-        if _can_open(sentence)
-    ]
-    if not scored:
-        return []
-    _, best = max(scored, key=lambda pair: (pair[0], -pair[1]))
-    chosen = [best]
-    length = len(sentences[best])
-    for index in range(best + 1, min(best + MAX_SENTENCES, len(sentences))):
-        sentence = sentences[index]
-        # Followers may lean on the opener ("It opens in May."), but must still be clean.
-        if not _is_clean(sentence) or length + 1 + len(sentence) > target:
-            break
-        chosen.append(index)
-        length += 1 + len(sentence)
-    return chosen
-
-
-def _is_clean(sentence: str) -> bool:
-    return (
-        MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS
-        and sentence[-1] in ".!\"'\u201d\u2019)"
-        and not BOILERPLATE_RE.search(sentence)
-        and not MENTION_RE.search(sentence)
-        and not HASHTAG_RE.search(sentence)
-        and not FIRST_PERSON_RE.search(sentence)
-        and "http" not in sentence
-    )
-
-
-def _can_open(sentence: str) -> bool:
-    return (
-        _is_clean(sentence)
-        and sentence[0].isupper()
-        and not NEEDS_CONTEXT_RE.match(sentence)
-        and not sentence.startswith(("\u201c", '"', "'"))
-    )
-
-
-def _score(sentence: str, index: int, count: int, title_words: set[str]) -> float:
-    """Informative = concrete (numbers, names), on the story's topic, and early in the article."""
-    numbers = min(len(NUMBER_RE.findall(sentence)), 3)
-    names = min(len(CAPITALISED_RE.findall(sentence)), 4)
-    overlap = min(len(_content_words(sentence) & title_words), 4)
-    lead = 2.0 * (1 - index / max(count, 1)) + (1.0 if index == 0 else 0.0)
-    length_fit = 1.0 if 80 <= len(sentence) <= 240 else 0.0
-    return 0.6 * numbers + 0.5 * names + 1.0 * overlap + lead + length_fit
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOPWORDS}
-
-
-def _decorate(core: str, *, platform: str, stats: dict[str, Any], industry: str) -> str:
-    """Add what carries no facts: emoji, call to action, sign-off, hashtags, per the voice."""
-    emoji = stats.get("emoji") or {}
-    if emoji.get("rate", 0) >= 0.5 and emoji.get("top"):
-        symbol = emoji["top"][0]
-        core = f"{symbol} {core}" if emoji.get("placement") == "start" else f"{core} {symbol}"
-    blocks = [core]
-    if platform == INSTAGRAM:
-        blocks.append(INSTAGRAM_CTA)
-    sign_offs = stats.get("sign_offs") or []
-    if sign_offs:
-        blocks.append(sign_offs[0])
-    hashtags = _hashtags(platform=platform, stats=stats, industry=industry)
-    if hashtags:
-        blocks.append(" ".join(hashtags))
-    # Hashtags, then the sign-off, give way before the quoted sentences ever would.
-    while len(blocks) > 1 and len("\n\n".join(blocks)) > CAPTION_LIMIT:
-        blocks.pop()
-    return "\n\n".join(blocks)
-
-
-def _hashtags(*, platform: str, stats: dict[str, Any], industry: str) -> list[str]:
-    tags = stats.get("hashtags") or {}
-    if tags.get("rate", 0) >= 0.3 and tags.get("top"):
-        return list(tags["top"][: max(1, min(int(tags.get("typical") or 1), 30))])
-    # No voice yet: one topical tag helps an Instagram post be found; Facebook needs none.
-    if platform == INSTAGRAM and not stats.get("post_count") and industry:
-        tag = re.sub(r"\W", "", industry.title())
-        return [f"#{tag}"] if tag else []
-    return []

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from posting.composer.extractive import CAPTION_LIMIT, INSTAGRAM, ComposedPost
-from posting.gate.core import sentences_split
+from posting.composer.extractive import CAPTION_LIMIT, INSTAGRAM, ComposedPost, voice_traits
+from posting.gate.core import PASSED, gate_evaluate, sentences_split
 from posting.llm import LLMError, LLMUnavailable, llm_complete_json, usage_mark_malformed
 from posting.models import Account, LLMUsage
 from posting.voice.stats import HASHTAG_RE, MENTION_RE, voice_describe
 
 MAX_PROMPT_SENTENCES = 120
+# The model's first post, and one retry told why the gate turned it down.
+LLM_ATTEMPTS = 2
 MAX_PROMPT_CHARS = 16_000
 PLATFORM_RULES = {
     "facebook_page": (
@@ -28,12 +32,13 @@ PLATFORM_RULES = {
     ),
     INSTAGRAM: (
         "Instagram caption: at most 2,200 characters, at most 30 hashtags, at most 20 @mentions, no URLs "
-        "(links are not clickable in captions; you may say 'Link in bio')."
+        "(links are not clickable in captions)."
     ),
 }
 MAX_HASHTAGS = 30
 MAX_MENTIONS = 20
 FACEBOOK_LIMIT = 63_206
+LINK_IN_BIO_RE = re.compile(r"link in (?:our |my |the )?bio", re.IGNORECASE)
 # The facts that could leak from an exemplar into a post: numbers, and names (capitalised
 # words in mid-sentence, so that "Come" opening a sentence does not count as a name).
 FACT_TOKEN_RE = re.compile(r"\d[\d,.]*%?|(?<![#@\w])[A-Z][a-zA-Z]{2,}")
@@ -87,17 +92,26 @@ class ComposeError(Exception):
 
 def compose_with_llm(
     *,
-    account: Account,
+    account: Account | None,
     title: str,
     body: str,
     platform: str,
     stats: dict[str, Any],
     style_guide: str,
     exemplars: list[str],
+    gate_feedback: str = "",
+    business: str = "",
+    bio_link: bool | None = None,
 ) -> tuple[ComposedPost, LLMUsage]:
+    """One post from the model (``account`` None: a business known only from a file, as in
+    ``compose_check``; then ``business`` names it). ``gate_feedback`` is why the factual gate turned down its
+    previous post for this article: the retry is told, so it can keep to the article."""
     sentences = sentences_split(body)[:MAX_PROMPT_SENTENCES]
     if not sentences:
         raise ComposeError("The article has no sentences to compose from.")
+    business = business or (account.name if account else "")
+    if bio_link is None:
+        bio_link = bool(account and account.instagram_bio_link)
     prompt = _user_prompt(
         title=title,
         sentences=sentences,
@@ -105,7 +119,9 @@ def compose_with_llm(
         stats=stats,
         style_guide=style_guide,
         exemplars=exemplars,
-        business=account.name,
+        business=business,
+        gate_feedback=gate_feedback,
+        bio_link=bio_link,
     )
     try:
         result = llm_complete_json(
@@ -118,13 +134,75 @@ def compose_with_llm(
         )
     except LLMError as exc:
         raise ComposeError(str(exc), usage=exc.usage, unavailable=isinstance(exc, LLMUnavailable)) from None
-    post = _validated_post(result.data, platform=platform, sentence_count=len(sentences), usage=result.usage)
+    post = _validated_post(
+        result.data,
+        platform=platform,
+        sentence_count=len(sentences),
+        usage=result.usage,
+        bio_link=bio_link,
+    )
     leaked = _leaked_from_exemplars(text=post.text, article=f"{title}\n{body}", exemplars=exemplars)
     if leaked:
         message = f"The model's post used facts from past posts (style only): {', '.join(leaked[:3])}."
         usage_mark_malformed(usage=result.usage, detail=message)
         raise ComposeError(message, usage=result.usage)
     return post, result.usage
+
+
+@dataclass(frozen=True)
+class GatedOutcome:
+    """What the model path produced: a post that passed the gate, or why there is none."""
+
+    post: ComposedPost | None
+    usage: LLMUsage | None
+    fallback_reason: str
+    unavailable: bool = False
+
+
+def compose_with_llm_gated(
+    *,
+    account: Account | None,
+    title: str,
+    body: str,
+    platform: str,
+    stats: dict[str, Any],
+    style_guide: str,
+    exemplars: list[str],
+    own_names: Sequence[str],
+    sign_offs: Sequence[str],
+    business: str = "",
+    bio_link: bool | None = None,
+) -> GatedOutcome:
+    """The model's post only if it passes the factual gate; one retry told the gate's reasons.
+
+    No post the gate turns down is ever returned: the caller uses the offline composer
+    instead, with ``fallback_reason`` saying why.
+    """
+    feedback = ""
+    usage: LLMUsage | None = None
+    reason = ""
+    for _attempt in range(LLM_ATTEMPTS):
+        try:
+            post, usage = compose_with_llm(
+                account=account,
+                title=title,
+                body=body,
+                platform=platform,
+                stats=stats,
+                style_guide=style_guide,
+                exemplars=exemplars,
+                gate_feedback=feedback,
+                business=business,
+                bio_link=bio_link,
+            )
+        except ComposeError as exc:
+            return GatedOutcome(None, exc.usage or usage, str(exc)[:500], exc.unavailable)
+        verdict = gate_evaluate(text=post.text, title=title, body=body, own_names=own_names, sign_offs=sign_offs)
+        if verdict.verdict == PASSED:
+            return GatedOutcome(post, usage, "")
+        feedback = verdict.reason
+        reason = f"The model's post failed the factual gate twice; last: {verdict.reason}"
+    return GatedOutcome(None, usage, reason[:500])
 
 
 def _user_prompt(
@@ -136,6 +214,8 @@ def _user_prompt(
     style_guide: str,
     exemplars: list[str],
     business: str,
+    gate_feedback: str = "",
+    bio_link: bool = False,
 ) -> str:
     numbered: list[str] = []
     used = 0
@@ -147,9 +227,12 @@ def _user_prompt(
     voice = " ".join(voice_describe(stats, platform_label="past")) if stats.get("post_count") else "Not known yet."
     parts = [
         f"BUSINESS: {business}",
-        f"PLATFORM: {PLATFORM_RULES.get(platform, PLATFORM_RULES['facebook_page'])}",
+        f"PLATFORM: {PLATFORM_RULES.get(platform, PLATFORM_RULES['facebook_page'])} {_link_rule(platform, bio_link)}",
         f"VOICE: {voice}",
     ]
+    rules = _voice_rules(stats, platform=platform)
+    if rules:
+        parts.append("VOICE RULES:\n" + "\n".join(f"- {rule}" for rule in rules))
     if style_guide:
         parts.append(f"STYLE GUIDE: {style_guide}")
     if exemplars:
@@ -157,7 +240,34 @@ def _user_prompt(
         parts.append(f"PAST POSTS (STYLE ONLY, their facts must not appear in the post):\n{quoted}")
     parts.append(f"ARTICLE HEADLINE: {title}")
     parts.append("ARTICLE (numbered sentences):\n" + "\n".join(numbered))
+    if gate_feedback:
+        parts.append(
+            "YOUR PREVIOUS POST FAILED THE FACT CHECK. Keep every fact word for word as the article states it. "
+            f"The checker said: {gate_feedback}"
+        )
     return "\n\n".join(parts)
+
+
+def _voice_rules(stats: dict[str, Any], *, platform: str) -> list[str]:
+    """The voice's habits as instructions: the same decisions the offline composer follows."""
+    if not stats.get("post_count"):
+        return []
+    traits = voice_traits(stats=stats, platform=platform)
+    rules = [
+        {"we": 'Write as "we" (the business).', "I": 'Write as "I" (the owner).'}.get(
+            traits.person, 'Do not write "we" or "I": the business never speaks of itself.'
+        ),
+        'Speak to the reader as "you".' if traits.you else 'Do not address the reader as "you".',
+        "End with one short question to the reader." if traits.question else "Ask no questions.",
+        f"Use these emoji: {' '.join(traits.emoji)}." if traits.emoji else "Use no emoji.",
+        f"Hashtags: only from {' '.join(traits.hashtags)}." if traits.hashtags else "Use no hashtags.",
+        f"About {traits.target_chars} characters long.",
+    ]
+    if traits.sign_off:
+        rules.append(f"End with the sign-off: {traits.sign_off}")
+    if traits.calls_to_action:
+        rules.append(f"The business's usual call to action: {traits.calls_to_action[0]}")
+    return rules
 
 
 def _leaked_from_exemplars(*, text: str, article: str, exemplars: list[str]) -> list[str]:
@@ -173,7 +283,15 @@ def _leaked_from_exemplars(*, text: str, article: str, exemplars: list[str]) -> 
     ]
 
 
-def _validated_post(data: dict[str, Any], *, platform: str, sentence_count: int, usage: LLMUsage) -> ComposedPost:
+def _link_rule(platform: str, bio_link: bool) -> str:
+    if platform != INSTAGRAM:
+        return ""
+    return "You may end with 'Link in bio.'" if bio_link else "Never mention a link in bio: the account has none."
+
+
+def _validated_post(
+    data: dict[str, Any], *, platform: str, sentence_count: int, usage: LLMUsage, bio_link: bool = False
+) -> ComposedPost:
     def reject(reason: str) -> ComposeError:
         message = f"The model's post was unusable: {reason}."
         usage_mark_malformed(usage=usage, detail=message)
@@ -199,6 +317,8 @@ def _validated_post(data: dict[str, Any], *, platform: str, sentence_count: int,
     if len(text) > FACEBOOK_LIMIT:
         raise reject(f"post over {FACEBOOK_LIMIT} characters")
     if platform == INSTAGRAM:
+        if not bio_link and LINK_IN_BIO_RE.search(text):
+            raise reject("it points to a link in bio the account does not have")
         if len(text) > CAPTION_LIMIT:
             raise reject(f"caption over {CAPTION_LIMIT} characters")
         if len(HASHTAG_RE.findall(text)) > MAX_HASHTAGS:

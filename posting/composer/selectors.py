@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from posting.models import Account, Platform
+from datetime import datetime
+
+from posting.composer.relevance import BusinessTopic, StoryPrint, story_print, topic_build
+from posting.models import Account, ComposeSkip, PastPost, Platform, VoiceProfile
 from publish.models import Channel
+from research.models import Article
+
+# Past posts read to learn what a business is about: its recent writing says it best.
+PAST_POSTS_READ = 500
 
 
 def account_platforms(*, account: Account) -> list[str]:
@@ -19,3 +26,52 @@ def account_platforms(*, account: Account) -> list[str]:
         .values_list("platform", flat=True)
     )
     return [p for p in Platform.values if p in connected] or list(Platform.values)
+
+
+def account_topic(*, account: Account) -> BusinessTopic:
+    """What the account is about: industry, chosen topics, own names and all its past posts."""
+    listed = account.own_names if isinstance(account.own_names, list) else []
+    topics = account.topics if isinstance(account.topics, list) else []
+    posts = PastPost.objects.filter(account=account).order_by("-posted_at", "-pk").values_list("text", flat=True)
+    return topic_build(
+        industry=account.industry,
+        own_names=[account.name, *(str(name) for name in listed)],
+        past_posts=list(posts[:PAST_POSTS_READ]),
+        topics=[str(topic) for topic in topics],
+    )
+
+
+def recent_story_prints(*, account: Account, since: datetime) -> list[tuple[int, StoryPrint]]:
+    """The stories the account has drafts about since ``since``: (article id, its print)."""
+    articles = (
+        Article.objects.filter(drafts__account=account, drafts__created_at__gte=since)
+        .distinct()
+        .values_list("pk", "title", "text")
+    )
+    return [(pk, story_print(title=title, body=text)) for pk, title, text in articles]
+
+
+def account_sign_offs(*, account: Account) -> list[str]:
+    """The sign-offs learned on any platform: standing words of the business, as the gate reads them."""
+    sign_offs: list[str] = []
+    for stats in VoiceProfile.objects.filter(account=account).values_list("stats", flat=True):
+        learned = stats.get("sign_offs") if isinstance(stats, dict) else None
+        if isinstance(learned, list):
+            sign_offs.extend(str(sign_off) for sign_off in learned)
+    return sign_offs
+
+
+def skipped_stories_recent(*, account: Account, limit: int = 20) -> list[ComposeSkip]:
+    """Articles recently left out as off topic or as a story already drafted, one row per
+    article (a skip is recorded per platform), newest first: what "we skipped" shows."""
+    skips = (
+        ComposeSkip.objects.filter(
+            account=account, reason__in=[ComposeSkip.Reason.OFF_TOPIC, ComposeSkip.Reason.SAME_STORY]
+        )
+        .select_related("article")
+        .order_by("-created_at", "-pk")[: limit * len(Platform.values)]
+    )
+    newest_per_article: dict[int, ComposeSkip] = {}
+    for skip in skips:
+        newest_per_article.setdefault(skip.article_id, skip)
+    return list(newest_per_article.values())[:limit]

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import logging
 import zoneinfo
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from posting.composer.extractive import ComposedPost, compose_extractive
-from posting.composer.llm_composer import ComposeError, compose_with_llm
-from posting.composer.selectors import account_platforms
+from posting.composer.llm_composer import compose_with_llm_gated
+from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
+from posting.composer.selectors import account_platforms, account_sign_offs, account_topic, recent_story_prints
 from posting.llm import llm_configured
 from posting.models import Account, ComposeSkip, Composition, Draft, LLMUsage, Platform, VoiceProfile
 from posting.services import draft_revision_record
@@ -31,6 +34,10 @@ logger = logging.getLogger(__name__)
 ARTICLE_MAX_AGE = timedelta(days=3)
 # Look at this many of the newest usable articles per run, at most.
 ARTICLES_PER_RUN = 50
+# A story drafted this recently is not drafted again from another outlet or day.
+STORY_MEMORY = timedelta(days=14)
+# How the business speaks, which holds across platforms (see _borrowed_voice).
+BORROWED_HABITS = ("post_count", "person", "person_rate", "you_rate", "punctuation")
 
 
 def drafts_compose_all() -> dict[str, int]:
@@ -48,11 +55,15 @@ def drafts_compose_all() -> dict[str, int]:
 
 
 def drafts_compose_for_account(*, account: Account) -> list[Draft]:
-    """Draft the newest usable articles for each platform the account posts to, within cadence.
+    """Draft the account's most relevant new articles for each platform it posts to, within cadence.
 
-    Cadence is ``account.cadence_per_day`` drafts per platform per day (the account's local
-    day). A draft the gate turned down does not use up the day's slot, so the next run can
-    offer another article instead.
+    Articles are ranked by relevance to what the business is about (best first); an
+    article from another trade is recorded as an OFF_TOPIC skip, and one telling a story
+    the account already has a draft about (from another outlet or an earlier day) as a
+    SAME_STORY skip: never two drafts about the same story. Cadence is
+    ``account.cadence_per_day`` drafts per platform per day (the account's local day). A
+    draft the gate turned down does not use up the day's slot, so the next run can offer
+    another article instead.
     """
     since = timezone.now() - ARTICLE_MAX_AGE
     articles = list(articles_usable_for_account(account=account, since=since)[:ARTICLES_PER_RUN])
@@ -62,19 +73,64 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     remaining = {p: account.cadence_per_day - _drafts_in_play_today(account=account, platform=p) for p in platforms}
     handled = _handled(account=account, articles=articles)
     profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
-    run = _Run(use_llm=llm_configured())
+    topic = account_topic(account=account)
+    run = _Run(
+        use_llm=llm_configured(),
+        own_names=[account.name, *(str(n) for n in account.own_names if isinstance(account.own_names, list))],
+        sign_offs=account_sign_offs(account=account),
+        topic=topic,
+    )
+    stories = recent_story_prints(account=account, since=timezone.now() - STORY_MEMORY)
 
     drafts: list[Draft] = []
-    for article in articles:
-        for platform in platforms:
-            if remaining[platform] <= 0 or (platform, article.pk) in handled:
+    for article, relevance in _ranked(articles, topic=topic):
+        open_platforms = [p for p in platforms if (p, article.pk) not in handled]
+        if not open_platforms:
+            continue
+        if not relevance.relevant:
+            matched = ", ".join(relevance.matched) or "nothing"
+            detail = f"Relevance {relevance.score:.2f} (needs {topic.threshold}); matched: {matched}"
+            for platform in open_platforms:
+                _skip_record(
+                    account=account,
+                    platform=platform,
+                    article=article,
+                    reason=ComposeSkip.Reason.OFF_TOPIC,
+                    detail=detail,
+                )
+            continue
+        printed = story_print(title=article.title, body=article.text)
+        repeated = next((pk for pk, other in stories if pk != article.pk and same_story(printed, other)), None)
+        if repeated is not None:
+            for platform in open_platforms:
+                _skip_record(
+                    account=account,
+                    platform=platform,
+                    article=article,
+                    reason=ComposeSkip.Reason.SAME_STORY,
+                    detail=f"Same story as article {repeated}, already drafted.",
+                )
+            continue
+        drafted_any = False
+        for platform in open_platforms:
+            if remaining[platform] <= 0:
                 continue
-            if platform == Platform.INSTAGRAM and not article.lead_image_url:
-                _skip_record(account=account, platform=platform, article=article, reason=ComposeSkip.Reason.NO_IMAGE)
-                continue
-            profile = profiles.get(platform) or next(iter(profiles.values()), None)
+            # Facebook carries the link (its preview shows the publisher's own card); Instagram
+            # needs an image of its own, which only the account's setting allows.
+            image_url = ""
+            if platform == Platform.INSTAGRAM:
+                skip = _instagram_image_skip(account=account, article=article)
+                if skip:
+                    _skip_record(account=account, platform=platform, article=article, reason=skip)
+                    continue
+                image_url = article.lead_image_url
             composed, usage, fallback_reason = _compose(
-                account=account, article=article, platform=platform, profile=profile, run=run
+                account=account,
+                article=article,
+                platform=platform,
+                profile=profiles.get(platform),
+                profiles=profiles,
+                run=run,
             )
             if composed is None:
                 _skip_record(
@@ -88,11 +144,32 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
                 composed=composed,
                 llm_usage=usage,
                 fallback_reason=fallback_reason,
+                relevance=relevance.as_dict(),
+                image_url=image_url,
             )
             if draft is not None:
                 drafts.append(draft)
+                drafted_any = True
                 remaining[platform] -= 1
+        if drafted_any:
+            stories.append((article.pk, printed))
     return drafts
+
+
+MAX_TOPICS = 30
+
+
+def account_compose_settings_set(
+    *, account: Account, topics: list[str], use_article_images: bool, instagram_bio_link: str
+) -> Account:
+    """What the customer told us about what to post: topics, whether article images may be
+    used, and where its Instagram bio links to (only then may a caption say "Link in bio")."""
+    cleaned = list(dict.fromkeys(" ".join(t.split())[:80] for t in topics if t.strip()))[:MAX_TOPICS]
+    account.topics = cleaned
+    account.use_article_images = use_article_images
+    account.instagram_bio_link = instagram_bio_link.strip()
+    account.save(update_fields=["topics", "use_article_images", "instagram_bio_link"])
+    return account
 
 
 def draft_create(
@@ -103,6 +180,8 @@ def draft_create(
     composed: ComposedPost,
     llm_usage: LLMUsage | None = None,
     fallback_reason: str = "",
+    relevance: dict[str, Any] | None = None,
+    image_url: str = "",
 ) -> Draft | None:
     """Store a composed post as a DRAFTED draft; None if another run drafted it first."""
     try:
@@ -113,7 +192,7 @@ def draft_create(
                 article=article,
                 text=composed.text,
                 link_url=article.canonical_url if platform == Platform.FACEBOOK_PAGE else "",
-                image_url=article.lead_image_url if platform == Platform.INSTAGRAM else "",
+                image_url=image_url,
                 composer=composed.composer,
                 status=Draft.Status.DRAFTED,
             )
@@ -123,6 +202,7 @@ def draft_create(
                 sources=composed.sources,
                 fallback_reason=fallback_reason[:500],
                 llm_usage=llm_usage,
+                relevance=relevance or {},
             )
             draft_revision_record(draft=draft, source="composer")
     except IntegrityError:
@@ -133,49 +213,102 @@ def draft_create(
 
 @dataclass
 class _Run:
-    """What one compose run has learned about the model so far."""
+    """What one compose run knows: the model's state, and what the gate needs of the account."""
 
     use_llm: bool
+    own_names: list[str] = field(default_factory=list)
+    sign_offs: list[str] = field(default_factory=list)
+    topic: BusinessTopic | None = None
     # Set once the model is unreachable or throttled: later drafts in this run go straight
-    # to the extractive composer instead of each waiting out the client's retries again.
+    # to the offline composer instead of each waiting out the client's retries again.
     llm_unavailable: str = ""
 
 
 def _compose(
-    *, account: Account, article: Article, platform: str, profile: VoiceProfile | None, run: _Run
+    *,
+    account: Account,
+    article: Article,
+    platform: str,
+    profile: VoiceProfile | None,
+    profiles: dict[str, VoiceProfile],
+    run: _Run,
 ) -> tuple[ComposedPost | None, LLMUsage | None, str]:
-    """The LLM's post when one is configured and it delivers; the extractive post otherwise."""
-    stats = profile.stats if profile else {}
+    """The model's post when one is configured and it passes the gate; the offline post otherwise.
+
+    The model gets one retry told the gate's reasons; a post that fails the gate twice is
+    never shown to anyone: the offline composer's draft is used instead.
+    """
+    stats = profile.stats if profile else _borrowed_voice(profiles)
     usage: LLMUsage | None = None
     fallback_reason = ""
     if run.use_llm and run.llm_unavailable:
         fallback_reason = f"The model was unavailable earlier in this run: {run.llm_unavailable}"
     elif run.use_llm:
-        try:
-            composed, usage = compose_with_llm(
-                account=account,
-                title=article.title,
-                body=article.text,
-                platform=platform,
-                stats=stats,
-                style_guide=profile.style_guide if profile else "",
-                exemplars=profile.exemplars if profile else [],
-            )
-        except ComposeError as exc:
-            usage = exc.usage
-            fallback_reason = str(exc)
-            if exc.unavailable:
-                run.llm_unavailable = str(exc)
-        else:
-            return composed, usage, ""
-    extractive = compose_extractive(
-        title=article.title, body=article.text, platform=platform, stats=stats, industry=account.industry
+        outcome = compose_with_llm_gated(
+            account=account,
+            title=article.title,
+            body=article.text,
+            platform=platform,
+            stats=stats,
+            style_guide=profile.style_guide if profile else "",
+            exemplars=profile.exemplars if profile else [],
+            own_names=run.own_names,
+            sign_offs=run.sign_offs,
+        )
+        if outcome.post is not None:
+            return outcome.post, outcome.usage, ""
+        usage, fallback_reason = outcome.usage, outcome.fallback_reason
+        if outcome.unavailable:
+            run.llm_unavailable = outcome.fallback_reason
+    offline = compose_extractive(
+        title=article.title,
+        body=article.text,
+        platform=platform,
+        stats=stats,
+        topic=run.topic,
+        outlet=_outlet(article),
+        bio_link=bool(account.instagram_bio_link),
     )
-    return extractive, usage, fallback_reason
+    return offline, usage, fallback_reason[:500]
 
 
-def _skip_record(*, account: Account, platform: str, article: Article, reason: str) -> None:
-    ComposeSkip.objects.get_or_create(account=account, platform=platform, article=article, defaults={"reason": reason})
+def _borrowed_voice(profiles: dict[str, VoiceProfile]) -> dict[str, Any]:
+    """A platform with no voice yet borrows how the business speaks on another one (person,
+    "you", questions), never its emoji, hashtags or sign-off: those are per platform."""
+    other = next(iter(profiles.values()), None)
+    if other is None or not isinstance(other.stats, dict):
+        return {}
+    return {key: other.stats[key] for key in BORROWED_HABITS if key in other.stats}
+
+
+def _ranked(articles: list[Article], *, topic: BusinessTopic) -> list[tuple[Article, Relevance]]:
+    """Best first. With nothing known about the business yet, every article is let through."""
+    if not topic.known:
+        return [(article, Relevance(score=0.0, relevant=True, matched=[])) for article in articles]
+    scored = [(article, relevance_score(topic=topic, title=article.title, body=article.text)) for article in articles]
+    return sorted(scored, key=lambda pair: -pair[1].score)
+
+
+def _instagram_image_skip(*, account: Account, article: Article) -> str:
+    """Why an Instagram post cannot be made from this article ("" when it can): it needs an image."""
+    if not account.use_article_images:
+        return ComposeSkip.Reason.IMAGE_NOT_ALLOWED
+    if not article.lead_image_url:
+        return ComposeSkip.Reason.NO_IMAGE
+    return ""
+
+
+def _outlet(article: Article) -> str:
+    source = article.source
+    if source is None:
+        return ""
+    return source.title or (urlsplit(source.url).hostname or "")
+
+
+def _skip_record(*, account: Account, platform: str, article: Article, reason: str, detail: str = "") -> None:
+    ComposeSkip.objects.get_or_create(
+        account=account, platform=platform, article=article, defaults={"reason": reason, "detail": detail[:500]}
+    )
 
 
 def _handled(*, account: Account, articles: list[Article]) -> set[tuple[str, int]]:

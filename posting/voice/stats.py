@@ -61,7 +61,7 @@ def voice_stats(texts: list[str]) -> dict[str, Any]:
             "per_post": round(sum(len(h) for h in hashtags_per_post) / n, 2),
             "typical": int(statistics.median(len(h) for h in hashtags_per_post)),
             "placement": _placement(posts, HASHTAG_RE),
-            "top": ["#" + h for h, _ in Counter(h.lower() for hs in hashtags_per_post for h in hs).most_common(10)],
+            "top": _top_hashtags(hashtags_per_post),
         },
         "mentions_per_post": round(sum(len(MENTION_RE.findall(p)) for p in posts) / n, 2),
         "links_rate": round(sum(1 for p in posts if URL_RE.search(p)) / n, 3),
@@ -72,7 +72,9 @@ def voice_stats(texts: list[str]) -> dict[str, Any]:
             "line_break_rate": round(sum(1 for p in posts if "\n" in p) / n, 3),
         },
         "person": _person(posts),
+        "person_rate": _person_rate(posts),
         "you_rate": _addresses_reader_rate(posts),
+        "calls_to_action": _calls_to_action(posts, sign_offs=sign_offs),
         "phrases": _recurring_phrases(posts, sign_offs=sign_offs),
         "sign_offs": sign_offs,
     }
@@ -107,7 +109,7 @@ def voice_describe(stats: dict[str, Any], *, platform_label: str) -> list[str]:
             emoji["placement"], ""
         )
         examples = f", e.g. {' '.join(emoji['top'][:3])}" if emoji["top"] else ""
-        lines.append(f"You use emoji in {_share(emoji['rate'])} posts{where}{examples}.")
+        lines.append(f"You use emoji in {_share(emoji['rate'], n)} posts{where}{examples}.")
     else:
         lines.append("You rarely use emoji.")
     tags = stats["hashtags"]
@@ -122,12 +124,12 @@ def voice_describe(stats: dict[str, Any], *, platform_label: str) -> list[str]:
     if person:
         lines.append(f"You mostly write as \u201c{person}\u201d.")
     if stats.get("you_rate", 0) >= 0.3:
-        lines.append(f"You speak to your readers as \u201cyou\u201d in {_share(stats['you_rate'])} posts.")
+        lines.append(f"You speak to your readers as \u201cyou\u201d in {_share(stats['you_rate'], n)} posts.")
     punctuation = stats["punctuation"]
     if punctuation["exclamation_rate"] >= 0.3:
-        lines.append(f"You like exclamation marks ({_share(punctuation['exclamation_rate'])} posts).")
+        lines.append(f"You like exclamation marks ({_share(punctuation['exclamation_rate'], n)} posts).")
     if punctuation["question_rate"] >= 0.3:
-        lines.append(f"You often ask your readers a question ({_share(punctuation['question_rate'])} posts).")
+        lines.append(f"You often ask your readers a question ({_share(punctuation['question_rate'], n)} posts).")
     if stats["sign_offs"]:
         lines.append(f"You often sign off with \u201c{stats['sign_offs'][0]}\u201d.")
     if stats["phrases"]:
@@ -155,8 +157,19 @@ def _with_defaults(stats: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _share(rate: float) -> str:
-    return f"{round(rate * 10)} of 10"
+def _top_hashtags(hashtags_per_post: list[list[str]]) -> list[str]:
+    """The ten tags used most (case folded to count), each in the casing the business uses most."""
+    counts = Counter(h.lower() for hs in hashtags_per_post for h in hs)
+    casings = Counter(h for hs in hashtags_per_post for h in hs)
+    spelled = {}
+    for tag, _ in casings.most_common():
+        spelled.setdefault(tag.lower(), tag)
+    return ["#" + spelled[h] for h, _ in counts.most_common(10)]
+
+
+def _share(rate: float, n: int) -> str:
+    """ "6 of 8": the posts themselves, counted back from the stored rate (never "of 10")."""
+    return f"{round(rate * n)} of {n}"
 
 
 def _quantile(sorted_values: list[int], q: float) -> int:
@@ -194,6 +207,50 @@ def _person(posts: list[str]) -> str:
                 if word in PERSON_WORDS[person]:
                     counts[person] += 1
     return counts.most_common(1)[0][0] if counts else ""
+
+
+def _person_rate(posts: list[str]) -> float:
+    """The share of posts in which the business speaks of itself at all ("we", "our", "I")."""
+    own = PERSON_WORDS["we"] | PERSON_WORDS["I"]
+    hits = sum(1 for p in posts if any(w in own for w in WORD_RE.findall(_strip_tokens(p).lower())))
+    return round(hits / len(posts), 3)
+
+
+def _calls_to_action(posts: list[str], *, sign_offs: list[str]) -> list[str]:
+    """Short invitations the business writes again and again ("Pop in for a listen."), verbatim.
+
+    Only ones that carry no fact of their own (no number, no name past the first word):
+    the composer may end any draft with them.
+    """
+    counts: Counter[str] = Counter()
+    for post in posts:
+        seen: set[str] = set()
+        for line in _strip_tokens(post).splitlines():
+            for sentence in re.split(r"(?<=[.!?])\s+", line.strip()):
+                sentence = sentence.strip()
+                if sentence and sentence not in sign_offs and _is_invitation(sentence):
+                    seen.add(sentence)
+        counts.update(seen)
+    return [text for text, count in counts.most_common(3) if _recurs(count, len(posts))]
+
+
+def _split(text: str) -> list[str]:
+    return text.split()
+
+
+CTA_VERBS = frozenset(
+    _split("""come pop drop swing stop visit book call ring order grab try ask bring head join tell let share tag
+    message dm shop find read listen hear see give check enjoy treat""")
+)
+
+
+def _is_invitation(sentence: str) -> bool:
+    words = WORD_RE.findall(sentence)
+    if not 2 <= len(words) <= 12 or re.search(r"\d", sentence):
+        return False
+    if any(word[0].isupper() for word in words[1:] if word.lower() not in {"i"}):
+        return False
+    return words[0].lower() in CTA_VERBS
 
 
 def _addresses_reader_rate(posts: list[str]) -> float:

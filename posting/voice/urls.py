@@ -11,4 +11,5 @@ urlpatterns = [
     path("upload/", views.voice_upload, name="upload"),
     path("import-channel/", views.voice_import_channel, name="import-channel"),
     path("relearn/", views.voice_relearn_view, name="relearn"),
+    path("settings/", views.voice_settings, name="settings"),
 ]

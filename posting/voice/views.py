@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from posting.access import member_required
+from posting.composer.services import account_compose_settings_set
 from posting.models import Account, Membership, PastPost, Platform, VoiceProfile
 from posting.selectors import membership_role
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
@@ -27,6 +28,26 @@ from posting.voice.services import (
 from publish.models import Channel
 
 EDITING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
+
+
+class ComposeSettingsForm(forms.Form):
+    topics = forms.CharField(
+        required=False,
+        max_length=2000,
+        help_text="What you want posts about, separated by commas (for example: vinyl, turntables, home cinema).",
+    )
+    use_article_images = forms.BooleanField(
+        required=False,
+        label="Use the article's own image",
+        help_text="The image belongs to the article's publisher. Instagram posts need an image, so without this "
+        "we draft for Facebook only.",
+    )
+    instagram_bio_link = forms.URLField(
+        required=False,
+        max_length=500,
+        label="Your Instagram bio link",
+        help_text='Only when your bio links to the articles we post may a caption say "Link in bio".',
+    )
 
 
 class VoiceUploadForm(forms.Form):
@@ -53,6 +74,13 @@ def voice(request: HttpRequest, account: Account) -> HttpResponse:
         "account": account,
         "platforms": platforms,
         "form": VoiceUploadForm(),
+        "settings_form": ComposeSettingsForm(
+            initial={
+                "topics": ", ".join(str(t) for t in account.topics) if isinstance(account.topics, list) else "",
+                "use_article_images": account.use_article_images,
+                "instagram_bio_link": account.instagram_bio_link,
+            }
+        ),
         "can_edit": membership_role(user=request.user, account=account) in EDITING_ROLES,
     }
     return render(request, "posting/voice.html", context)
@@ -95,6 +123,25 @@ def voice_import_channel(request: HttpRequest, account: Account) -> HttpResponse
         messages.error(request, str(exc))
         return redirect("voice:voice", slug=account.slug)
     _learn_if_first(request, account=account, platform=channel.platform, created=created)
+    return redirect("voice:voice", slug=account.slug)
+
+
+@require_POST
+@member_required
+def voice_settings(request: HttpRequest, account: Account) -> HttpResponse:
+    _require_editor(request, account)
+    form = ComposeSettingsForm(request.POST)
+    if not form.is_valid():
+        problems = " ".join(str(error) for errors in form.errors.values() for error in errors)
+        messages.error(request, f"Your settings were not saved. {problems}".strip())
+        return redirect("voice:voice", slug=account.slug)
+    account_compose_settings_set(
+        account=account,
+        topics=form.cleaned_data["topics"].split(","),
+        use_article_images=form.cleaned_data["use_article_images"],
+        instagram_bio_link=form.cleaned_data["instagram_bio_link"],
+    )
+    messages.success(request, "Saved. The next drafts follow these settings.")
     return redirect("voice:voice", slug=account.slug)
 
 

@@ -23,13 +23,39 @@ Click here to subscribe to our newsletter for more stories like this.
 We have covered the project since it was first proposed.
 Local shops along the route expect more customers once the lanes open."""
 
+# Distinct cycling stories: composing dedupes by story, so tests that need several drafts
+# need several stories, not one story at several URLs.
+OTHER_STORIES = [
+    (
+        "Velo Norte recalls carbon forks",
+        "Velo Norte has recalled 8,400 carbon forks sold between 2021 and 2023 after reports of cracking.\n"
+        "Owners of the Strada and Gravel models should stop riding and return the bike to a dealer.\n"
+        "The company said a replacement fork would be fitted free of charge.",
+    ),
+    (
+        "Kestrel Cycles opens a gravel bike factory in Porto",
+        "Kestrel Cycles will build 30,000 gravel bikes a year at a new factory in Porto from September.\n"
+        "The plant employs 140 people and assembles frames, wheels and groupsets on one line.\n"
+        "Chief executive Marta Silva said bike shops would get shorter waiting times.",
+    ),
+    (
+        "Ridgeline tyre prices rise 9 percent",
+        "Ridgeline will raise the price of its road and mountain bike tyres by 9 percent on 1 June.\n"
+        "The tyre maker blamed the cost of natural rubber, which rose sharply over the winter.\n"
+        "Cyclists can still buy the Ridgeline Trail tyre at the old price until the end of May.",
+    ),
+]
 _urls = count(1)
+_stories = count(0)
 
 
 def article_create(
     account: Account, *, body: str = BODY, image: str = "https://news.example/lanes.jpg", **fields
 ) -> Article:
-    """A usable article listed by a source the account subscribes to."""
+    """A usable article listed by a source the account subscribes to (Instagram may use its image)."""
+    if not account.use_article_images:
+        account.use_article_images = True
+        account.save(update_fields=["use_article_images"])
     source, _ = Source.objects.get_or_create(url=f"https://news.example/{account.slug}/feed.xml")
     Subscription.objects.get_or_create(account=account, source=source)
     article = Article.objects.create(
@@ -106,8 +132,9 @@ def test_composing_twice_creates_nothing_new(account: Account) -> None:
 def test_cadence_caps_drafts_per_platform_per_day(account: Account) -> None:
     account.cadence_per_day = 2
     account.save()
-    for _ in range(4):
-        article_create(account)
+    article_create(account)
+    for _ in range(3):
+        story_create(account)
 
     drafts = drafts_compose_for_account(account=account)
 
@@ -115,10 +142,16 @@ def test_cadence_caps_drafts_per_platform_per_day(account: Account) -> None:
     assert drafts_compose_for_account(account=account) == []
 
 
+def story_create(account: Account, **fields) -> Article:
+    """An article about a story no other test article tells."""
+    title, body = OTHER_STORIES[next(_stories) % len(OTHER_STORIES)]
+    return article_create(account, title=title, body=body, **fields)
+
+
 @pytest.mark.django_db
 def test_a_draft_the_gate_rejected_frees_its_slot_for_another_article(account: Account) -> None:
     article_create(account)
-    article_create(account)
+    story_create(account)
     first = drafts_compose_for_account(account=account)
     facebook = next(d for d in first if d.platform == Platform.FACEBOOK_PAGE)
     Draft.objects.filter(pk=facebook.pk).update(
@@ -185,7 +218,8 @@ def test_the_draft_is_shaped_by_the_voice_emoji_sign_off_and_hashtags(account: A
     instagram = next(d for d in drafts_compose_for_account(account=account) if d.platform == Platform.INSTAGRAM)
 
     blocks = instagram.text.split("\n\n")
-    assert blocks[0].endswith("\U0001f6b2")
+    # Opening, the facts (with the emoji where the business puts it: at the end), sign-off, tags.
+    assert blocks[1].endswith("\U0001f6b2")
     assert "See you on the road!" in blocks
     assert blocks[-1] == "#harbourlife #ride"
     # A short voice (median 150 characters) gets a one-sentence post.
@@ -213,7 +247,7 @@ def test_extractive_sentence_numbers_are_the_gates_numbers() -> None:
     assert all(gate_numbered[s["sentence"]] == s["text"] for s in post.sources)
 
 
-def test_a_sentence_that_leans_on_the_one_before_never_opens_a_post() -> None:
+def test_a_sentence_that_leans_on_the_one_before_is_never_quoted_alone() -> None:
     body = (
         "It was the biggest order in the history of the company and a surprise to many analysts.\n"
         "Northwind Traders ordered 40 electric vans from Volta Motors for delivery in 2026."
@@ -222,7 +256,8 @@ def test_a_sentence_that_leans_on_the_one_before_never_opens_a_post() -> None:
     post = compose_extractive(title="Northwind orders vans", body=body, platform="facebook_page", stats={})
 
     assert post is not None
-    assert post.text.startswith("Northwind Traders ordered 40 electric vans")
+    assert [source["sentence"] for source in post.sources] == [2]
+    assert "It was the biggest order" not in post.text
 
 
 def test_extractive_drafts_pass_the_factual_gate() -> None:

@@ -10,13 +10,14 @@ from posting.composer.services import drafts_compose_for_account
 from posting.gate.core import sentences_split
 from posting.models import Account, Draft, LLMUsage, Platform, VoiceProfile
 from tests.llm_server import LLMServer, Reply, serve_llm
-from tests.posting.test_composer import BODY, article_create
+from tests.posting.test_composer import BODY, article_create, story_create
 
 GOOD_POST = {
-    "text": "12 km of protected waterfront bike lanes open in Harbour City on 3 May! \U0001f6b2 #harbourlife",
+    "text": "Harbour City will open 12 kilometres of protected bike lanes along the waterfront on 3 May! "
+    "\U0001f6b2 #harbourlife",
     "claims": [
-        {"text": "12 km of protected waterfront bike lanes open", "sentences": [1]},
-        {"text": "in Harbour City on 3 May", "sentences": [1]},
+        {"text": "Harbour City will open 12 kilometres of protected bike lanes", "sentences": [1]},
+        {"text": "along the waterfront on 3 May", "sentences": [1]},
     ],
 }
 
@@ -103,7 +104,7 @@ def test_an_unusable_model_answer_falls_back_to_extractive_with_the_reason_recor
     [draft] = drafts_compose_for_account(account=facebook_only)
 
     assert draft.composer == "extractive"
-    assert draft.text.split("\n\n")[0] in BODY.replace("\n", " ")
+    assert all(source["text"] in draft.text for source in draft.composition.sources)
     assert reason in draft.composition.fallback_reason
     # The operator sees the failed call too, never as a success.
     assert draft.composition.llm_usage.status != LLMUsage.Status.OK
@@ -170,8 +171,9 @@ def test_once_the_model_is_throttled_the_rest_of_the_run_does_not_wait_on_it(
 ) -> None:
     facebook_only.cadence_per_day = 3
     facebook_only.save()
-    for _ in range(3):
-        article_create(facebook_only)
+    article_create(facebook_only)
+    for _ in range(2):
+        story_create(facebook_only)
     llm.script(Reply.throttled(retry_after="0.01"))
 
     drafts = drafts_compose_for_account(account=facebook_only)

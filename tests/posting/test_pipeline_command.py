@@ -165,10 +165,6 @@ def test_seeding_again_brings_an_older_demo_account_up_to_date(sandbox, feeds, s
     assert list(PastPost.objects.order_by("pk").values_list("pk", flat=True)) == posts_after_first
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs relevance ranking (issue 10, item 1, built on another branch); remove this marker once merged",
-)
 def test_the_demo_drafts_audio_trade_stories_and_skips_the_digests_other_trades(sandbox, feeds, settings, tmp_path):
     # given: the demo business, whose second-newest article is a telescope story from the digest
     settings.VAR_DIR = tmp_path

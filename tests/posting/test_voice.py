@@ -72,7 +72,8 @@ def test_the_description_is_in_plain_words() -> None:
 
     text = " ".join(lines)
     assert "Learned from 5 of your Facebook Page posts." in text
-    assert "You use emoji in 8 of 10 posts" in text
+    # Counted in the posts it learned from (4 of these 5), never "of 10".
+    assert "You use emoji in 4 of 5 posts" in text
     assert "You mostly write as \u201cwe\u201d." in text
     assert "You often sign off with \u201cSee you on the road!\u201d." in text
     assert "{" not in text and "rate" not in text

@@ -1,0 +1,213 @@
+"""Checking a business's drafts from outside: a business file and article files, no database rows.
+
+Behind ``manage.py relevance_rank`` and ``manage.py compose_check`` (public interfaces) and
+the composer's evaluation. The voice is learned in memory from the file's past posts, the
+same way ``voice_learn`` learns it from stored ones; the article is judged by the same
+relevance and composed by the same composer as in the product.
+
+A business file is JSON ``{"name", "industry", "own_names": [..], "facebook_posts": [..],
+"instagram_posts": [..]}``; an article file is the headline on line 1, a blank line, then
+the body (as ``gate_check --source``).
+
+One difference from the product, on purpose: ``compose_check`` on Instagram always prints
+a draft. In the product an Instagram draft needs a usable image (the account's setting
+that allows the article's lead image, and a lead image); an article file has no image and
+the command has no account setting, so it shows the caption Landed would write.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from posting.composer.extractive import FACEBOOK, INSTAGRAM, ComposedPost, compose_extractive
+from posting.composer.relevance import BusinessTopic, relevance_score, topic_build
+from posting.gate.core import NO_SUBSTANCE, gate_evaluate
+from posting.llm import llm_configured
+from posting.voice.stats import voice_exemplars, voice_stats
+
+PLATFORMS = (FACEBOOK, INSTAGRAM)
+MAX_FILE_BYTES = 2 * 1024 * 1024
+BORROWED_HABITS = ("post_count", "person", "person_rate", "you_rate", "punctuation")
+
+
+class CheckInputError(ValueError):
+    """A business or article file that cannot be used; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class BusinessFile:
+    name: str
+    industry: str
+    own_names: list[str]
+    facebook_posts: list[str]
+    instagram_posts: list[str]
+
+    def posts(self, platform: str) -> list[str]:
+        return self.instagram_posts if platform == INSTAGRAM else self.facebook_posts
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name, *self.own_names]
+
+
+@dataclass(frozen=True)
+class ArticleFile:
+    name: str
+    title: str
+    body: str
+
+
+def business_file_load(path: Path) -> BusinessFile:
+    data = _json_load(path)
+    if not isinstance(data, dict):
+        raise CheckInputError(f"{path}: the business file must be a JSON object.")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise CheckInputError(f'{path}: "name" must be a non-empty string.')
+    industry = data.get("industry", "")
+    if not isinstance(industry, str):
+        raise CheckInputError(f'{path}: "industry" must be a string.')
+    lists = {}
+    for key in ("own_names", "facebook_posts", "instagram_posts"):
+        value = data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise CheckInputError(f'{path}: "{key}" must be a list of strings.')
+        lists[key] = [item for item in value if item.strip()]
+    return BusinessFile(name=name.strip(), industry=industry.strip(), **lists)
+
+
+def article_file_load(path: Path) -> ArticleFile:
+    text = _text_load(path)
+    head, _, body = text.strip().partition("\n")
+    if not head.strip():
+        raise CheckInputError(f"{path}: the article file is empty (headline on line 1, a blank line, then the body).")
+    return ArticleFile(name=path.name, title=head.strip(), body=body.strip())
+
+
+def articles_dir_load(path: Path) -> list[ArticleFile]:
+    if not path.is_dir():
+        raise CheckInputError(f"{path}: not a directory of article files.")
+    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise CheckInputError(f"{path}: no article files in it.")
+    return [article_file_load(p) for p in files]
+
+
+def business_topic(business: BusinessFile, *, vocabularies: bool = True) -> BusinessTopic:
+    return topic_build(
+        industry=business.industry,
+        own_names=business.names,
+        past_posts=[*business.facebook_posts, *business.instagram_posts],
+        vocabularies=vocabularies,
+    )
+
+
+def business_stats(business: BusinessFile, platform: str) -> dict[str, Any]:
+    """The voice on ``platform``; a platform with no posts borrows how the business speaks elsewhere."""
+    posts = business.posts(platform)
+    if posts:
+        return voice_stats(posts)
+    other = next((business.posts(p) for p in PLATFORMS if p != platform and business.posts(p)), [])
+    stats = voice_stats(other) if other else {}
+    return {key: stats[key] for key in BORROWED_HABITS if key in stats}
+
+
+def relevance_rank(
+    *, business: BusinessFile, articles: list[ArticleFile], vocabularies: bool = True
+) -> list[dict[str, Any]]:
+    """Best first: ``{"article", "score", "relevant", "matched"}`` per article."""
+    topic = business_topic(business, vocabularies=vocabularies)
+    rows = []
+    for article in articles:
+        relevance = relevance_score(topic=topic, title=article.title, body=article.body)
+        rows.append(
+            {
+                "article": article.name,
+                "score": relevance.score,
+                "relevant": relevance.relevant,
+                "matched": relevance.matched,
+            }
+        )
+    return sorted(rows, key=lambda row: (-row["score"], row["article"]))
+
+
+def compose_check(
+    *, business: BusinessFile, article: ArticleFile, platform: str, use_llm: bool | None = None
+) -> dict[str, Any]:
+    """``{"draft", "gate": {"verdict", "claims"}, "relevant", ...}``: the draft Landed would write.
+
+    ``use_llm`` None: the model when a key is configured; False: the offline composer always
+    (the evaluation measures that one, whatever the environment holds)."""
+    if platform not in PLATFORMS:
+        raise CheckInputError(f"Unknown platform {platform!r}: use one of {', '.join(PLATFORMS)}.")
+    topic = business_topic(business)
+    relevance = relevance_score(topic=topic, title=article.title, body=article.body)
+    stats = business_stats(business, platform)
+    sign_offs = [s for p in PLATFORMS for s in (voice_stats(business.posts(p)).get("sign_offs") or [])]
+    composed: ComposedPost | None = None
+    fallback_reason = ""
+    if use_llm is None:
+        use_llm = llm_configured()
+    if use_llm:
+        from posting.composer.llm_composer import compose_with_llm_gated
+
+        outcome = compose_with_llm_gated(
+            account=None,
+            business=business.name,
+            bio_link=False,
+            title=article.title,
+            body=article.body,
+            platform=platform,
+            stats=stats,
+            style_guide="",
+            exemplars=voice_exemplars(business.posts(platform)),
+            own_names=business.names,
+            sign_offs=sign_offs,
+        )
+        composed, fallback_reason = outcome.post, outcome.fallback_reason
+    if composed is None:
+        composed = compose_extractive(
+            title=article.title, body=article.body, platform=platform, stats=stats, topic=topic
+        )
+    if composed is None:
+        return {
+            "draft": "",
+            "gate": {"verdict": NO_SUBSTANCE, "claims": []},
+            "relevant": relevance.relevant,
+            "score": relevance.score,
+            "composer": "none",
+            "fallback_reason": fallback_reason or "No sentence of the article is usable in a post.",
+        }
+    result = gate_evaluate(
+        text=composed.text, title=article.title, body=article.body, own_names=business.names, sign_offs=sign_offs
+    )
+    return {
+        "draft": composed.text,
+        "gate": {"verdict": result.verdict, "claims": [claim.as_dict() for claim in result.claims]},
+        "relevant": relevance.relevant,
+        "score": relevance.score,
+        "composer": composed.composer,
+        "fallback_reason": fallback_reason,
+    }
+
+
+def _text_load(path: Path) -> str:
+    if not path.is_file():
+        raise CheckInputError(f"{path}: no such file.")
+    data = path.read_bytes()
+    if len(data) > MAX_FILE_BYTES:
+        raise CheckInputError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise CheckInputError(f"{path}: not UTF-8 text.") from None
+
+
+def _json_load(path: Path) -> Any:
+    try:
+        return json.loads(_text_load(path))
+    except json.JSONDecodeError as exc:
+        raise CheckInputError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None

@@ -1,0 +1,57 @@
+"""``manage.py compose_eval [--split dev] [--json] [--failures]``: the composer's numbers on the labelled set.
+
+Behind ``make eval-compose``. ``dev`` is the split the composer was tuned on; ``blind`` is
+scored once, after tuning (tests/data/compose/README.md). Exits non-zero when a split misses
+a target of issue 10.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from posting.composer.evaluation import (
+    DATA_DIR,
+    EvaluationSetError,
+    report_lines,
+    split_evaluate,
+    target_failures,
+)
+
+
+class Command(BaseCommand):
+    help = "Score relevance, dedupe, voice and the offline composer on tests/data/compose/<split>."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--split", action="append", help="dev, blind (repeatable; default: every split present)")
+        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--failures", action="store_true", help="list every miss")
+        parser.add_argument(
+            "--without-vocabularies",
+            action="store_true",
+            help="also rank without the trade vocabularies (how relevance does for a trade we have none for)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        splits = options["split"] or [p.name for p in sorted(DATA_DIR.iterdir()) if (p / "labels.json").exists()]
+        try:
+            scores = [split_evaluate(split=split) for split in splits]
+            if options["without_vocabularies"]:
+                scores += [split_evaluate(split=split, vocabularies=False) for split in splits]
+        except EvaluationSetError as exc:
+            raise CommandError(str(exc)) from None
+        if options["json"]:
+            self.stdout.write(json.dumps([score.as_dict() for score in scores], ensure_ascii=False, indent=2))
+        else:
+            for line in report_lines(scores):
+                self.stdout.write(line)
+        failing = []
+        for score in scores:
+            if options["failures"]:
+                for failure in score.failures:
+                    self.stdout.write(f"  {score.split}: {failure}")
+            failing += [f"{score.split}: {failure}" for failure in target_failures(score)]
+        if failing:
+            raise CommandError("Targets missed: " + "; ".join(failing))

@@ -1,0 +1,148 @@
+"""``relevance_rank`` and ``compose_check``: public commands over a business file and article files."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+DEV = Path(__file__).resolve().parents[1] / "data" / "compose" / "dev"
+BAKERY = DEV / "businesses" / "crumb-and-crust.json"
+HIFI = DEV / "businesses" / "the-listening-room.json"
+ARTICLES = DEV / "articles"
+FLOUR = ARTICLES / "food-01-flour-price-rise.txt"
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def test_relevance_rank_prints_one_json_list_best_first_with_the_trade_on_top() -> None:
+    ranked = json.loads(run("relevance_rank", "--business", str(BAKERY), "--articles", str(ARTICLES), "--json"))
+
+    assert len(ranked) == len(list(ARTICLES.glob("*.txt")))
+    assert {"article", "score", "relevant"} <= set(ranked[0])
+    scores = [row["score"] for row in ranked]
+    assert scores == sorted(scores, reverse=True)
+    relevant = {row["article"] for row in ranked if row["relevant"]}
+    assert relevant and all(name.startswith("food-") for name in relevant)
+    assert all(isinstance(row["score"], float) for row in ranked)
+
+
+def test_compose_check_prints_a_gated_draft_in_the_business_voice() -> None:
+    result = json.loads(
+        run("compose_check", "--business", str(BAKERY), "--article", str(FLOUR), "--platform", "instagram", "--json")
+    )
+
+    assert result["relevant"] is True
+    assert result["gate"]["verdict"] == "passed"
+    assert result["gate"]["claims"]
+    draft = result["draft"]
+    # Crumb & Crust writes "we" to "you", asks questions, and tags only with its own tags.
+    assert "?" in draft
+    assert "#smallbusiness" not in draft and "Link in bio" not in draft
+    assert any(tag in draft for tag in ("#crumbandcrust", "#ashgrovebakes", "#saturdaybake"))
+    first_sentence = FLOUR.read_text().split("\n\n")[1].split(". ")[0]
+    assert not draft.startswith(first_sentence)
+
+
+def test_compose_check_says_an_article_from_another_trade_is_not_relevant() -> None:
+    other = ARTICLES / "astronomy-01-perseids-dark-sky.txt"
+
+    result = json.loads(
+        run("compose_check", "--business", str(HIFI), "--article", str(other), "--platform", "facebook_page", "--json")
+    )
+
+    assert result["relevant"] is False
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ('["a list"]', "must be a JSON object"),
+        ('{"name": ""}', '"name" must be a non-empty string'),
+        ('{"name": "X", "facebook_posts": "one post"}', '"facebook_posts" must be a list of strings'),
+    ],
+)
+def test_a_bad_business_file_is_a_clear_command_error(tmp_path: Path, content: str, message: str) -> None:
+    business = tmp_path / "b.json"
+    business.write_text(content)
+
+    with pytest.raises(CommandError, match=message):
+        run("relevance_rank", "--business", str(business), "--articles", str(ARTICLES), "--json")
+    with pytest.raises(CommandError, match=message):
+        run("compose_check", "--business", str(business), "--article", str(FLOUR), "--platform", "instagram")
+
+
+def test_missing_files_and_empty_folders_are_clear_command_errors(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="no such file"):
+        run(
+            "compose_check",
+            "--business",
+            str(tmp_path / "nope.json"),
+            "--article",
+            str(FLOUR),
+            "--platform",
+            "instagram",
+        )
+    with pytest.raises(CommandError, match="no such file"):
+        run("compose_check", "--business", str(BAKERY), "--article", str(tmp_path / "a.txt"), "--platform", "instagram")
+    with pytest.raises(CommandError, match="not a directory"):
+        run("relevance_rank", "--business", str(BAKERY), "--articles", str(tmp_path / "none"))
+    with pytest.raises(CommandError, match="no article files"):
+        run("relevance_rank", "--business", str(BAKERY), "--articles", str(tmp_path))
+    (tmp_path / "bad.txt").write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(CommandError, match="not UTF-8"):
+        run("relevance_rank", "--business", str(BAKERY), "--articles", str(tmp_path))
+
+
+@pytest.mark.django_db
+def test_with_a_key_compose_check_uses_the_model_only_when_its_post_passes_the_gate(settings) -> None:
+    from tests.llm_server import Reply, serve_llm
+
+    body = FLOUR.read_text().split("\n", 2)[2].strip()
+    first_sentence = body.split("\n")[0].split(". ")[0] + "."
+    good = {"text": first_sentence, "claims": [{"text": first_sentence, "sentences": [1]}]}
+    invented = {"text": "Flour now costs 99 pounds a bag.", "claims": [{"text": "Flour costs 99", "sentences": [1]}]}
+    server_gen = serve_llm(settings, timeout_s=0.5, max_retries=0)
+    server = next(server_gen)
+    try:
+        server.script(Reply.ok(good))
+        passed = json.loads(
+            run(
+                "compose_check",
+                "--business",
+                str(BAKERY),
+                "--article",
+                str(FLOUR),
+                "--platform",
+                "facebook_page",
+                "--json",
+            )
+        )
+        server.script(Reply.ok(invented), Reply.ok(invented))
+        fell_back = json.loads(
+            run(
+                "compose_check",
+                "--business",
+                str(BAKERY),
+                "--article",
+                str(FLOUR),
+                "--platform",
+                "facebook_page",
+                "--json",
+            )
+        )
+    finally:
+        server_gen.close()
+
+    assert (passed["composer"], passed["draft"], passed["gate"]["verdict"]) == ("llm", first_sentence, "passed")
+    assert fell_back["composer"] == "extractive" and "99" not in fell_back["draft"]
+    assert fell_back["gate"]["verdict"] == "passed"
+    assert "failed the factual gate twice" in fell_back["fallback_reason"]

@@ -1,0 +1,132 @@
+"""The offline composer follows the learned voice, and writes nothing the gate must check."""
+
+from __future__ import annotations
+
+import pytest
+
+from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive
+from posting.composer.relevance import relevance_score, same_story, story_print, topic_build
+from posting.gate.core import gate_evaluate
+from posting.voice.stats import EMOJI_RE, HASHTAG_RE, voice_stats
+
+TITLE = "Harwell launches the Aria turntable"
+BODY = (
+    "Harwell Acoustics has launched the Aria turntable, its first new deck in six years.\n"
+    "Industry analysts said demand for record players had grown across Europe.\n"
+    "The Aria costs \u00a31,450 and ships with a carbon-fibre tonearm and a moving-magnet cartridge.\n"
+    "Dealers will have demonstration units from 14 March, the company said.\n"
+    "Harwell also makes amplifiers and loudspeakers at its factory in Kelford."
+)
+FORMAL_WE = [
+    "We have the new Rega Planar 3 on demonstration in our listening room. You are welcome to book a session.\n"
+    "\u2014 The Listening Room team",
+    "Our record cleaning service is now available on Saturdays. You can bring up to ten records at a time.\n"
+    "\u2014 The Listening Room team",
+    "We are pleased to stock the Naim Uniti range. You will find it in room two.\n\u2014 The Listening Room team",
+]
+CHATTY = [
+    "New rye loaf alert \U0001f35e Have you tried it yet? #crumbandcrust #ashgrovebakes",
+    "Cardamom bun o'clock \U0001f950 Who's coming to grab one? #crumbandcrust",
+    "Soup and bread weather \u2615 Coming in to dry off? #crumbandcrust #saturdaybake",
+]
+DRY_I = [
+    "Fitted a new chain and cassette on a 1990s tourer today. It runs quietly again.",
+    "I replaced a snapped derailleur hanger this morning. Worth carrying a spare on gravel rides.",
+    "My workshop is shut on Monday. I am back on Tuesday.",
+]
+
+
+@pytest.mark.parametrize("text", [o for group in (*OPENINGS.values(), *QUESTIONS.values()) for o in group])
+def test_every_opening_and_question_carries_no_fact_for_the_gate(text: str) -> None:
+    # With the business's emoji after it too, as the composer may write it.
+    for written in (text, f"{text} \U0001f35e", f"\U0001f35e {text}"):
+        assert gate_evaluate(text=written, title=TITLE, body=BODY).verdict == "no_substance", written
+
+
+def _compose(posts: list[str], platform: str = "facebook_page", **kwargs):
+    stats = voice_stats(posts)
+    topic = topic_build(industry="hi-fi dealer", past_posts=posts)
+    post = compose_extractive(title=TITLE, body=BODY, platform=platform, stats=stats, topic=topic, **kwargs)
+    assert post is not None
+    result = gate_evaluate(text=post.text, title=TITLE, body=BODY, sign_offs=stats["sign_offs"])
+    assert result.verdict == "passed", result.reason
+    return post.text
+
+
+def test_a_formal_we_voice_gets_we_you_its_sign_off_and_no_emoji_question_or_tags() -> None:
+    text = _compose(FORMAL_WE, outlet="Hi-Fi Trade Weekly")
+
+    assert text.split("\n\n")[0].lower().startswith(("we", "one we"))
+    assert " you" in text.lower()
+    assert text.endswith("\u2014 The Listening Room team")
+    assert not EMOJI_RE.search(text) and "?" not in text and not HASHTAG_RE.search(text)
+    assert "Source: Hi-Fi Trade Weekly" in text
+
+
+def test_a_chatty_voice_gets_its_own_emoji_its_own_tags_and_a_question() -> None:
+    text = _compose(CHATTY, platform="instagram")
+
+    assert set(EMOJI_RE.findall(text)) <= {"\U0001f35e", "\U0001f950", "\u2615"} and EMOJI_RE.search(text)
+    assert set(HASHTAG_RE.findall(text)) <= {"crumbandcrust", "ashgrovebakes", "saturdaybake"}
+    assert "#smallbusiness" not in text
+    assert "?" in text
+    assert "Link in bio" not in text
+
+
+def test_a_dry_i_voice_speaks_as_i_never_as_we_nor_to_you() -> None:
+    text = _compose(DRY_I).lower()
+
+    assert " i " in f" {text} " or "i'm" in text or " my " in text
+    assert " we " not in f" {text} " and " our " not in f" {text} "
+    assert " you" not in text and "?" not in text
+
+
+def test_link_in_bio_only_when_the_account_gave_its_bio_link() -> None:
+    assert "Link in bio." not in _compose(CHATTY, platform="instagram")
+    assert "Link in bio." in _compose(CHATTY, platform="instagram", bio_link=True)
+
+
+def test_the_facts_are_the_ones_about_the_business_not_only_the_lead() -> None:
+    stats = voice_stats(FORMAL_WE)
+    topic = topic_build(industry="hi-fi dealer", past_posts=FORMAL_WE)
+
+    post = compose_extractive(title=TITLE, body=BODY, platform="facebook_page", stats=stats, topic=topic)
+
+    quoted = [source["sentence"] for source in post.sources]
+    assert 1 <= len(quoted) <= 3
+    assert quoted != [1]
+    # The price and the tonearm matter to a hi-fi dealer; the analysts' generality does not.
+    assert 3 in quoted and 2 not in quoted
+
+
+def test_relevance_explains_itself_and_scores_another_trade_low() -> None:
+    topic = topic_build(industry="hi-fi dealer", own_names=["The Listening Room"], past_posts=FORMAL_WE)
+
+    on_topic = relevance_score(topic=topic, title=TITLE, body=BODY)
+    off_topic = relevance_score(
+        topic=topic,
+        title="Farmers face a wet harvest",
+        body="Wheat farmers in the east expect a late harvest after the wettest August in 40 years.\n"
+        "Combine harvesters stood idle for two weeks and grain prices rose 6%.",
+    )
+
+    assert on_topic.relevant and not off_topic.relevant
+    assert on_topic.score > off_topic.score
+    assert {"turntable", "tonearm"} & set(on_topic.matched)
+
+
+def test_the_same_story_from_two_outlets_is_one_story_and_a_different_story_is_not() -> None:
+    other_outlet = story_print(
+        title="Aria deck from Harwell Acoustics arrives at \u00a31,450",
+        body="Kelford's Harwell Acoustics is back with the Aria, a \u00a31,450 turntable with a carbon-fibre arm.\n"
+        "Demonstration units reach dealers on 14 March, Harwell said; it is the firm's first deck in six years.",
+    )
+    different = story_print(
+        title="Nordvik recalls amplifiers",
+        body="Nordvik has recalled 2,300 amplifiers after a fault in the power supply.\n"
+        "Owners should stop using the NA-200 and contact their dealer.",
+    )
+    original = story_print(title=TITLE, body=BODY)
+
+    assert same_story(original, other_outlet)
+    assert not same_story(original, different)
