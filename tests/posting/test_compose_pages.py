@@ -7,6 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from posting.composer.services import drafts_compose_for_account
+from posting.gate.services import drafts_gate_pending
 from posting.models import Account, ComposeSkip, Draft, Membership, Platform
 from tests import factories
 from tests.posting.test_composer import article_create
@@ -16,7 +17,8 @@ from tests.posting.test_composer import article_create
 def test_a_draft_shows_why_this_article_and_its_image_as_a_thumbnail(account: Account, member_client: Client) -> None:
     article_create(account)
     drafts_compose_for_account(account=account)
-    Draft.objects.filter(account=account).update(status=Draft.Status.GATED, gate_verdict=Draft.Verdict.PASSED)
+    drafts_gate_pending()
+    assert set(Draft.objects.filter(account=account).values_list("gate_verdict", flat=True)) == {"passed"}
 
     page = member_client.get(reverse("drafts", kwargs={"slug": account.slug})).content.decode()
 
