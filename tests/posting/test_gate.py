@@ -41,10 +41,18 @@ def test_it_stores_the_verdict_claims_and_evidence_and_marks_the_draft_gated(acc
     assert gated.gate_claims == [
         {
             "text": "The new shop employs 12 mechanics and stocks 400 bicycles.",
+            "class": "claim",
             "supported": True,
             "evidence": [{"sentence": 2, "text": "The new shop employs 12 mechanics and stocks 400 bicycles."}],
             "reason": "Supported by the cited sentences.",
-        }
+        },
+        {
+            "text": "#cycling",
+            "class": "hashtags",
+            "supported": True,
+            "evidence": [],
+            "reason": "Not checked: hashtags and mentions.",
+        },
     ]
 
 
@@ -124,8 +132,10 @@ def test_gate_check_prints_the_verdict_as_json(tmp_path: Path, capsys: pytest.Ca
 
     printed = json.loads(capsys.readouterr().out)
     assert printed["verdict"] == "rejected"
-    assert [set(claim) for claim in printed["claims"]] == [{"text", "supported", "evidence", "reason"}] * 2
-    assert [claim["supported"] for claim in printed["claims"]] == [True, False]
+    assert [set(claim) for claim in printed["claims"]] == [{"text", "class", "supported", "evidence", "reason"}] * 3
+    assert [claim["class"] for claim in printed["claims"]] == ["claim", "claim", "hashtags"]
+    assert [claim["supported"] for claim in printed["claims"]] == [True, False, True]
+    assert printed["claims"][2]["reason"] == "Not checked: hashtags and mentions."
     assert printed["claims"][0]["evidence"] == [
         {"sentence": 2, "text": "The new shop employs 12 mechanics and stocks 400 bicycles."}
     ]
