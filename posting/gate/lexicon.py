@@ -132,7 +132,9 @@ NEGATIONS = frozenset({"not", "no", "never", "none", "neither", "nor", "without"
 # Verbs that deny their object the way "not" does ("refused to consider", "lacked the space").
 IMPLICIT_NEGATIONS = frozenset(
     _words(
-        "refuse refused refuses refusing fail failed fails failing lack lacked lacks lacking unable deny denied denies"
+        "refuse refused refuses refusing fail failed fails failing lack lacked lacks lacking unable deny denied denies "
+        # Stopping something denies that it goes on: "has stopped selling" against "still sells".
+        "stop stopped stops stopping cease ceased ceases ceasing"
     )
 )
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non")
@@ -146,7 +148,7 @@ STOPWORDS = frozenset(
     of off on once only or other our ours ourselves out over own same she should so some such than that the
     their theirs them themselves then there these they this those through to too under until up very was we
     were what when where which while who whom why will with would you your yours yourself yourselves
-    may might must shall also said says say according per via yet still even ever much many well""")
+    may might must shall also said says say according per via yet even ever much many well""")
 ) - {"most", "only", "ever", "more", "above", "below", "before", "after", "up", "down"}
 FIRST_PERSON = frozenset({"we", "our", "ours", "us", "i", "my", "ourselves"})
 AUXILIARIES = frozenset(
@@ -157,10 +159,10 @@ PAST = re.compile(r"[a-z]{3,}ed$")
 # Words that carry tone, not facts: a sentence of only these is not a claim.
 FILLER = frozenset(
     _words("""news big huge exciting excited excite amazing awesome great love loving loved incredible wow check stay
-    tuned story update updates read learn more full link bio click tap swipe share follow comment tag
-    thoughts think know happy proud thrilled delighted fantastic brilliant cool stunning wonderful
+    tuned story update updates learn more full link bio click tap swipe comment tag
+    thoughts happy proud thrilled delighted fantastic brilliant cool stunning wonderful
     good nice really absolutely definitely important interesting fun favourite favorite must see
-    look looks looking forward can't wait hear heard folks friends everyone anyone guys team
+    look looks looking forward can't wait folks friends everyone anyone guys team
     community today's week's keep eye eyes out here's there's thing things lot lots pretty""")
 )
 CTA_WORDS = frozenset(
@@ -176,7 +178,8 @@ CTA_START = re.compile(
     # An imperative verb followed by its object or particle: "Order your bouquet", "Curl up".
     r"(?:call|order|book|shop|visit|grab|try|enjoy|join|discover|explore|celebrate|remember|treat|bring|pick|"
     r"support|come|pop|drop|stop|swing|head|get|give|make|take|plan|save|mark|meet|watch|keep|stay|curl|"
-    r"batten|brush|wish|say|hurry|reserve|register|download|sign|raise|feed|walk|protect|check)"
+    r"batten|brush|wish|say|hurry|reserve|register|download|sign|raise|feed|walk|protect|check|turn|set|tune|"
+    r"listen|taste|hear|bring)"
     r" (?:your|our|us|the|a|an|in|by|up|down|out|it|this|that|these|them|with|today|now|along|over|on|off|"
     r"yourself|him|her|me|safe|tuned|warm|dry|cool))\b"
 )
@@ -421,10 +424,10 @@ def wordnet() -> WordNet:
 
 
 @functools.lru_cache(maxsize=65536)
-def synonym_stems(word: str) -> frozenset[str]:
-    """The gate's stems of the synonyms of a lower-case word (any of its lemmas)."""
+def synonym_words(word: str) -> frozenset[str]:
+    """The synonyms of a lower-case word (of any of its lemmas' most frequent senses)."""
     table = wordnet().synonyms
-    return frozenset(stem(other) for lemma in lemmas(word) for other in table.get(lemma, ()))
+    return frozenset(other for lemma in lemmas(word) for other in table.get(lemma, ()))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -491,7 +494,7 @@ OPENER = re.compile(
 # Words that add no fact a reader could check: adverbs of time and degree, discourse words,
 # particles of phrasal verbs, and light verbs a paraphrase adds around the article's facts.
 LIGHT = frozenset(
-    _words("""also now just really still already even too very officially finally soon here there again
+    _words("""also now just really even too very officially finally soon here there again
     currently recently newly actually literally basically simply truly clearly certainly definitely
     plus coming come comes came go goes going get gets got getting make makes made making take takes took
     up down out off over back away around along whole entire thing things lot lots way ways kind

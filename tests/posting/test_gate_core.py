@@ -97,10 +97,10 @@ def test_a_post_with_nothing_checkable_has_no_substance(text: str) -> None:
 @pytest.mark.parametrize(
     ("claim", "why"),
     [
-        ("The council approved a £4.5bn transport plan.", "4500000000"),
+        ("The council approved a £4.5bn transport plan.", "4,500,000,000"),
         ("The lane is due to open on Oct. 5, 2025.", "date"),
         ("Trek supplied 40 loan bikes for the trial.", "Giant"),
-        ("Local shop owners supported the plan from the start.", "negates"),
+        ("Local shop owners supported the plan from the start.", "opposite"),
         ("During the trial the number of cyclists rose from 1,400 to 900 a day.", "other way round"),
         ("It will be the longest cycle lane in the country.", "longest"),
         ("The lane will be lit by solar-powered street lights at night.", 'never mentions "lit"'),
