@@ -131,6 +131,8 @@ RETRIEVE_TOP = 6
 CHECK_TOP = 3
 # Subject, verb and object sit within this many content words of each other.
 _SWAP_SPAN = 7
+# At most this many article sentences are shown to the judge for one claim.
+_JUDGE_SENTENCES = 8
 # How much of an article sentence a reason quotes.
 _QUOTE_LIMIT = 220
 
@@ -712,7 +714,7 @@ def _claim_judge_one(claim: Claim, source: SourceText, judge: Judge | SentenceJu
         return lexical
     if getattr(judge, "prompt_version", None) is None:
         return _old_judge_ask(claim, source, judge, unsettled[0], lexical)  # type: ignore[arg-type]
-    return _judge_ask(claim, source, judge, [candidate for candidate, _ in failures], lexical)  # type: ignore[arg-type]
+    return _judge_ask(claim, source, judge, candidates[:CHECK_TOP], lexical)  # type: ignore[arg-type]
 
 
 def _old_judge_ask(
@@ -744,7 +746,16 @@ def _judge_ask(
     opposites, roles), does not pass the claim. An answer that cannot be used leaves the
     gate's own verdict, with the reason recorded.
     """
-    offered = sorted({index for candidate in candidates for index in candidate.indexes})
+    # The candidates and the sentences around them: context a reader of the article would have.
+    last = len(source.sentences) - 1
+    around = {
+        neighbour
+        for candidate in candidates
+        for index in candidate.indexes
+        for neighbour in (index - 1, index, index + 1)
+        if 0 <= neighbour <= last and (neighbour == index or neighbour >= 1)
+    }
+    offered = sorted(around)[:_JUDGE_SENTENCES]
     record: dict[str, object] = {"prompt_version": judge.prompt_version}
     try:
         answer = judge(claim.text, {index: source.sentences[index] for index in offered})

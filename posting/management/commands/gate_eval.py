@@ -6,6 +6,11 @@ It reads the labelled set from the source tree, ``tests/data/gate/`` (format and
 its README.md), so it runs from a checkout or the Docker image (which copies the whole
 tree), not from an installation without the tests. It needs no database and no LLM: the
 gate is scored on its own checks only.
+
+``--judge`` scores the gate with the LLM judge as ``draft_gate`` runs it (the configured
+OpenAI-compatible endpoint, ``OPENAI_API_KEY``), in a column of its own next to the gate
+alone; every call is recorded as ``LLMUsage``, so it needs the database too. Without a key
+it stops with an error instead of quietly scoring the gate alone.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from posting.gate.core import GateResult, gate_evaluate
 from posting.gate.evaluation import (
     DATA_DIR,
     GATES,
@@ -24,6 +30,8 @@ from posting.gate.evaluation import (
     STYLE_SPLIT,
     STYLE_TARGETS,
     TARGETS,
+    Article,
+    Gate,
     LabelledSetError,
     labelled_set_load,
     report_lines,
@@ -43,10 +51,16 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print the scores as JSON")
         parser.add_argument("--misses", action="store_true", help="list the claims the gate got wrong")
+        parser.add_argument(
+            "--judge", action="store_true", help="also score the gate with the LLM judge (needs OPENAI_API_KEY)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         split = options["split"]
         data_dir: Path = options["data_dir"]
+        gates = dict(GATES)
+        if options["judge"]:
+            gates = {"gate": GATES["gate"], "gate_judge": _judged_gate()}
         # "all" is the four older splits together (their targets); the style split is listed
         # beside them with its own targets (issue 9).
         splits = [*SPLITS, "all", STYLE_SPLIT] if split == "all" else [split]
@@ -61,11 +75,11 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"No labelled articles for split {name!r} in {data_dir} (the set is tests/data/gate)."
                 )
-            scores = {gate_name: score_articles(articles, gate) for gate_name, gate in GATES.items()}
+            scores = {gate_name: score_articles(articles, gate) for gate_name, gate in gates.items()}
             results[name] = {"articles": len(articles), "scores": scores}
             if name == split:
                 check = style_target_failures if name == STYLE_SPLIT else target_failures
-                failures = check(scores["gate"])
+                failures = check(scores["gate_judge" if options["judge"] else "gate"])
 
         if options["json"]:
             payload = {
@@ -98,3 +112,20 @@ class Command(BaseCommand):
                 self.stdout.write(f"All targets met on {split}.")
         if failures:
             raise CommandError("the factual gate is below its targets", returncode=1)
+
+
+def _judged_gate() -> Gate:
+    from posting.llm import llm_claim_judge
+
+    judge = llm_claim_judge(account=None)
+    if judge is None:
+        raise CommandError(
+            "--judge needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)."
+        )
+
+    def gate(text: str, article: Article) -> GateResult:
+        return gate_evaluate(
+            text=text, title=article.title, body=article.body, own_names=article.own_names, judge=judge
+        )
+
+    return gate
