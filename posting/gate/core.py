@@ -3,13 +3,13 @@
 How a draft is judged (DESIGN.md lesson 5: the full source text, never the headline alone):
 
 1. The source is split into numbered sentences: 0 is the headline, 1.. the body.
-2. The draft is split into sentences. Hashtags, @mentions, links, emoji, calls to action
-   ("Read more", "Link in bio", "What do you think?"), the sign-offs learned from the
-   account's past posts (written word for word) and the account's own names and handles
-   are removed. What is left is a *claim* if it has substance: a number, date, name or
-   superlative, or at least three content words. Own names are not claims on their own,
-   but a fact attached to them ("We at Harbour Bikes have 20 years of experience") is a
-   claim like any other and needs the article's support, and a first-person statement
+2. The draft is cut into its sentences as written, and every one is accounted for: it is a
+   *claim*, or it is classified as not one and says why (hashtags, a link, emoji, a call to
+   action, a question to the reader, a greeting, the business's sign-off or name, its own
+   words about itself, a slogan, an exclamation, its comment on the news). Length never
+   decides: "The paper was retracted." is a claim. A number, date, name or superlative
+   always makes one. Own names are not claims on their own, but a fact attached to them
+   ("We at Harbour Bikes have 20 years of experience") is, and a first-person statement
    must be covered word for word, because an article about the industry cannot vouch for
    the business that posts it. A claim whose subject is the business ("We supplied...")
    is unsupported when the article never names the business, however well its words match.
@@ -19,23 +19,29 @@ How a draft is judged (DESIGN.md lesson 5: the full source text, never the headl
    clause as well as whole.
 4. Hard veto: every number, date, price, percentage, model number and proper noun in the
    claim must occur in its evidence after normalisation ("3.5bn" = "3,500,000,000",
-   "Oct." = "October", "20%" = "20 percent"); so must any superlative ("biggest", "first").
-   Only the article's main subjects (named in the headline or in two sentences or more)
-   may be named in a claim whose evidence just says "the company".
+   "Oct." = "October", "20%" = "20 percent", "six hundred" = "600"); so must any
+   superlative ("biggest", "first" but not "first joined"). The article's main subjects
+   (named in the headline, the lede, or two sentences or more) may be named in a claim
+   whose evidence just says "the company".
 5. Overlap is never proof on its own: the claim must not negate what the evidence says
-   (or the reverse), must not flip a word to its opposite ("rose" for "fell"), must not
-   swap the roles around a verb ("Trek sued Giant" for "Giant sued Trek"), and must not
-   put a word next to the wrong partner ("Trek supplied" for "Giant supplied").
-   Finally most of its words must be in the evidence (paraphrases may differ by a word).
-6. Verdict: ``no_substance`` when nothing checkable is left, ``rejected`` when any claim is
-   unsupported (with the reason per claim), ``passed`` otherwise.
+   (or the reverse), must not flip a word to its opposite ("rose" for "fell", WordNet's
+   antonyms), must not swap the roles around a verb ("Trek sued Giant" for "Giant sued
+   Trek"), and must not put a word next to the wrong partner ("Trek supplied" for "Giant
+   supplied"). Then its words must be in the evidence, as themselves, their lemmas or
+   WordNet synonyms; a well-anchored claim may carry one word of its own, never one
+   standing where the evidence has another of its kind ("kidney damage" for "liver damage").
+6. Verdict, over the claims only: ``no_substance`` when the draft has none, ``rejected``
+   when any is unsupported (with a reason a customer can act on: what the article does not
+   say, and the nearest article sentence), ``passed`` otherwise.
 
 Sentence numbers in evidence are the ones ``sentences_split`` gives the body, from 1 (the
 composer cites the same numbers); 0 is the headline.
 
-An optional ``judge`` (an LLM, wired elsewhere) decides claims whose words are only
-partly covered, a paraphrase being what it understands better than word overlap; the
-hard veto and the negation, opposite and role checks still apply with a judge.
+An optional ``judge`` (an LLM, wired in ``posting.llm``) decides the claims the checks above
+cannot settle (the hard checks passed, the wording is not covered): it answers supported /
+contradicted / not stated with the sentence numbers it relied on; a "supported" must still
+pass the hard checks on the sentences it cites, and an answer that cannot be used leaves the
+gate's own verdict, recorded on the claim.
 """
 
 from __future__ import annotations
@@ -77,6 +83,7 @@ from posting.gate.lexicon import (
     SUBJECT_PRONOUNS,
     URL,
     VERB_FAMILIES,
+    antonym_words,
     is_verb_form,
     lemmas,
     synonym_words,
@@ -544,7 +551,7 @@ class SourceText:
             # A sentence opening with a name of two words or more: "Evergreen HiFi showed...".
             first.lower()
             for sentence in sentences[1:]
-            if (match := re.match(r"([A-Z][a-z']+) [A-Z]", sentence))
+            if (match := re.match(r"([A-Z][a-z']+) (?:& |and )?[A-Z]", sentence))
             and (first := match.group(1)).lower() not in STOPWORDS
             and first.lower() not in COMMON_STARTS
         )
@@ -1182,6 +1189,10 @@ def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str]) -> 
         for opposite in OPPOSITES.get(token.norm, ()):
             if opposite in evidence_stems and opposite not in claim_stems:
                 return f'The article says the opposite: "{token.raw}" where it has "{OPPOSITE_RAW[opposite]}".'
+        # WordNet's antonyms of the word's lemmas ("cheaper" / "expensive", "closed" / "open").
+        for opposite, word in antonym_words(_bare_word(token.raw)).items():
+            if opposite in evidence_stems and opposite not in claim_stems:
+                return f'The article says the opposite: "{token.raw}" where it has "{word}".'
     return ""
 
 

@@ -485,6 +485,7 @@ OPENER = re.compile(
     r"(?:big|good|great|exciting|amazing|huge|sad|some|fab|fantastic) news"
     r"(?: (?:for|from|in|on|about) [^:!.?,]{1,40}?(?=[:!,]|$))?"
     r"|(?:plus|also|and|so|oh|meanwhile|now|then|finally|psst|ps|btw|fun fact|top tip|reminder|heads up|news|"
+    r"good to know|worth knowing|worth a read|in case you missed it|"
     r"update|breaking|coming soon|coming next|coming up|next up|just in|fyi|yes|wow|ok|okay|thankfully|sadly|"
     r"luckily|fortunately|unfortunately|happily|hopefully|interestingly|amazingly|incredibly|honestly|seriously|"
     r"importantly)\b"
