@@ -1270,6 +1270,14 @@ def _role_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) 
     evidence_count = Counter(token.norm for token in evidence_words)
     evidence_position = {token.norm: index for index, token in enumerate(evidence_words)}
     claim_position = {token.norm: index for index, token in enumerate(claim_words)}
+    # "Coming from old school gymnasiums: the maple is reclaimed": a phrase put in front of a
+    # colon was moved whole; its words are not traded with the rest's.
+    part: dict[str, int] = {}
+    colons = 0
+    for token in claim_tokens:
+        if token.kind == BREAK and token.norm in {":", ";"}:
+            colons += 1
+        part.setdefault(token.norm, colons)
     shared = [token for token in claim_words if claim_count[token.norm] == 1 and evidence_count.get(token.norm, 0) == 1]
     positions = [evidence_position[token.norm] for token in shared]
     count = len(positions)
@@ -1284,6 +1292,8 @@ def _role_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) 
                     continue
                 if claim_position[shared[b].norm] - claim_position[shared[a].norm] > _SWAP_SPAN:
                     continue  # far apart: whole clauses moved, not a subject and object swapped
+                if len({part[shared[x].norm] for x in (a, b, c)}) > 1:
+                    continue
                 if claim_position[shared[c].norm] + 1 in claim_after_by or positions[c] + 1 in evidence_after_by:
                     continue  # "B was acquired by A": the pivot's agent follows it
                 if any(positions[x] in evidence_after_by for x in (a, b, c)) != any(

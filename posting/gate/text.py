@@ -145,7 +145,11 @@ def tokenize(
 
 
 def _adverbial_first(tokens: list[Token]) -> list[Token]:
-    """ "first joined", "first opened": "first" before a verb says when, not that it was the first."""
+    """ "first joined", "first opened": "first" before a verb says when, not that it was the
+    first; "online only", "adults only" at the end of a sentence restrict, they do not rank."""
+    words = [token for token in tokens if token.kind != BREAK]
+    if len(words) > 1 and words[-1].norm == "only":
+        tokens[tokens.index(words[-1])] = Token(norm="only", raw=words[-1].raw, kind=WORD)
     for index, token in enumerate(tokens[:-1]):
         if token.norm == "first" and token.superlative:
             following = tokens[index + 1].raw.lower()
