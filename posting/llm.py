@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -26,6 +26,7 @@ import openai
 from django.conf import settings
 from django.db.models import Count, Sum
 
+from posting.gate.core import JUDGE_VERDICTS, JudgeVerdict
 from posting.models import Account, LLMUsage
 
 logger = logging.getLogger(__name__)
@@ -231,31 +232,45 @@ class _CallRecord:
         return error_type(message, status=status, usage=usage)
 
 
-JUDGE_SYSTEM = """You check one factual claim from a social media post against sentences from a news article.
-The claim is supported only if the sentences state it: same numbers, dates, names, roles (who did what to whom)
-and polarity. Paraphrase is fine; anything added, changed, negated or generalised is not supported.
+# The gate's claim judge (issue 9). Bump the version whenever the prompt or schema changes:
+# it is stored with every verdict the judge gives, so a verdict can be traced to its prompt.
+JUDGE_PROMPT_VERSION = "gate-judge-2"
+JUDGE_SYSTEM = """You check one factual claim from a social media post against numbered sentences from a news article.
+Answer "supported" only if the sentences state the claim: the same numbers, dates, names, roles (who did what to whom)
+and polarity. Paraphrase is fine. Answer "contradicted" if the sentences say something incompatible with the claim, and
+"not_stated" if they do not say it (anything added, changed or generalised).
+List in "sentences" the numbers of the sentences you relied on (only numbers shown to you).
+"reason" is one short sentence for the business owner, in plain words, saying what the article does or does not say.
 Answer with JSON only."""
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"supported": {"type": "boolean"}, "reason": {"type": "string"}},
-    "required": ["supported", "reason"],
+    "properties": {
+        "verdict": {"type": "string", "enum": ["supported", "contradicted", "not_stated"]},
+        "sentences": {"type": "array", "items": {"type": "integer"}},
+        "reason": {"type": "string"},
+    },
+    "required": ["verdict", "sentences", "reason"],
     "additionalProperties": False,
 }
 
 
-def llm_claim_judge(*, account: Account | None) -> Callable[[str, list[str]], tuple[bool, str]] | None:
-    """The factual gate's optional judge (``posting.gate.core.Judge``), or None without a key.
+class ClaimJudge:
+    """The factual gate's sentence judge (``posting.gate.core.SentenceJudge``) on the configured model.
 
-    The judge raises ``LLMError`` when the model gives no usable answer, so the gate falls
-    back on its own checks instead of treating silence as a verdict.
+    It raises ``LLMError`` when the model gives no usable answer (not JSON, no verdict, a
+    sentence number it was not shown), after marking the call's ``LLMUsage`` row malformed,
+    so the gate falls back on its own checks instead of treating a bad answer as a verdict.
     """
-    if not llm_configured():
-        return None
 
-    def judge(claim: str, evidence: list[str]) -> tuple[bool, str]:
-        numbered = "\n".join(f"[{n}] {sentence}" for n, sentence in enumerate(evidence, start=1))
+    prompt_version = JUDGE_PROMPT_VERSION
+
+    def __init__(self, *, account: Account | None) -> None:
+        self.account = account
+
+    def __call__(self, claim: str, sentences: Mapping[int, str]) -> JudgeVerdict:
+        numbered = "\n".join(f"[{number}] {sentence}" for number, sentence in sorted(sentences.items()))
         result = llm_complete_json(
-            account=account,
+            account=self.account,
             purpose="gate_judge",
             system=JUDGE_SYSTEM,
             user=f"CLAIM: {claim}\n\nARTICLE SENTENCES:\n{numbered}",
@@ -263,13 +278,30 @@ def llm_claim_judge(*, account: Account | None) -> Callable[[str, list[str]], tu
             schema=JUDGE_SCHEMA,
             max_tokens=200,
         )
-        supported, reason = result.data.get("supported"), result.data.get("reason")
-        if not isinstance(supported, bool):
-            usage_mark_malformed(usage=result.usage, detail="The judge gave no verdict.")
-            raise LLMBadOutput("The judge gave no verdict.", status=LLMUsage.Status.MALFORMED, usage=result.usage)
-        return supported, reason[:300] if isinstance(reason, str) else ""
+        verdict, cited, reason = (result.data.get(key) for key in ("verdict", "sentences", "reason"))
+        problem = ""
+        if verdict not in JUDGE_VERDICTS:
+            problem = "The judge gave no verdict."
+        elif not isinstance(cited, list) or not all(isinstance(number, int) for number in cited):
+            problem = "The judge cited no sentence numbers."
+        elif unknown := [number for number in cited if number not in sentences]:
+            problem = f"The judge cited sentence {unknown[0]}, which it was not shown."
+        if problem:
+            usage_mark_malformed(usage=result.usage, detail=problem)
+            raise LLMBadOutput(problem, status=LLMUsage.Status.MALFORMED, usage=result.usage)
+        return JudgeVerdict(
+            verdict=str(verdict),
+            sentences=tuple(cited),  # type: ignore[arg-type]
+            reason=reason[:300] if isinstance(reason, str) else "",
+            prompt_version=JUDGE_PROMPT_VERSION,
+        )
 
-    return judge
+
+def llm_claim_judge(*, account: Account | None) -> ClaimJudge | None:
+    """The factual gate's optional judge, or None without a key."""
+    if not llm_configured():
+        return None
+    return ClaimJudge(account=account)
 
 
 def llm_usage_summary(*, since: datetime) -> dict[str, Any]:

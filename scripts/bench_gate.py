@@ -110,7 +110,16 @@ def _gate(draft: str, title: str, body: str) -> GateResult:
 
 
 def _cold_gate(draft: str, title: str, body: str) -> object:
-    for cached in (text._classify, text._bare, lexicon.stem):
+    # The WordNet table itself stays loaded (once per process, like the code); what is
+    # learned from it per word is cleared.
+    for cached in (
+        text._classify,
+        text._bare,
+        lexicon.stem,
+        lexicon.lemmas,
+        lexicon.synonym_words,
+        lexicon.antonym_words,
+    ):
         cached.cache_clear()
     return _gate(draft, title, body)
 

@@ -15,6 +15,10 @@ from posting.gate.core import NO_SUBSTANCE, PASSED, GateResult, gate_evaluate
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "gate"
 SPLITS = ("dev", "holdout", "fresh", "blind")
+# Customer-style drafts written for issue 9 (tests/data/gate/style): scored on their own
+# targets, outside "all", so the older sets keep the targets they were built with.
+STYLE_SPLIT = "style"
+SPLIT_CHOICES = (*SPLITS, STYLE_SPLIT)
 ERROR_KINDS = {
     "number": "number change",
     "entity": "entity swap",
@@ -30,6 +34,14 @@ TARGETS = {
     "false_rejection_rate_max": 0.05,
     "error_kind_catch_min": 0.80,
     "no_substance_passed_max": 0,
+}
+# Issue 9, on the style split: honest posts held back, short invented sentences (tag
+# "short") and single-word swaps (tag "swap") caught.
+STYLE_TARGETS = {
+    "balanced_accuracy_min": 0.90,
+    "honest_posts_held_back_max": 0.10,
+    "short_invented_caught_min": 0.80,
+    "single_word_swaps_caught_min": 0.80,
 }
 
 Gate = Callable[[str, "Article"], GateResult]
@@ -54,6 +66,7 @@ class LabelledClaim:
 class LabelledPost:
     text: str
     expected: str
+    tags: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -69,6 +82,8 @@ class Article:
 
 def labelled_set_load(*, data_dir: Path = DATA_DIR, split: str = "all") -> list[Article]:
     splits = SPLITS if split == "all" else (split,)
+    if split not in (*SPLIT_CHOICES, "all"):
+        raise LabelledSetError(f"unknown split {split!r}")
     articles: list[Article] = []
     for name in splits:
         for path in sorted((data_dir / name).glob("*.txt")):
@@ -116,7 +131,7 @@ def _article_parse(path: Path, *, split: str) -> Article:
         elif section == "posts":
             if words[0] not in {"passed", "rejected", NO_SUBSTANCE}:
                 raise LabelledSetError(f"{path.name}: unknown post verdict {words[0]!r}")
-            article.posts.append(LabelledPost(text=text.strip(), expected=words[0]))
+            article.posts.append(LabelledPost(text=text.strip(), expected=words[0], tags=frozenset(words[1:])))
         else:
             raise LabelledSetError(f"{path.name}: line outside a section")
     return article
@@ -152,6 +167,8 @@ class Score:
     unsupported_caught: int = 0
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [caught, total]
     by_tag: dict[str, list[int]] = field(default_factory=dict)  # tag of a supported claim -> [passed, total]
+    caught_by_tag: dict[str, list[int]] = field(default_factory=dict)  # tag of an unsupported claim -> [caught, total]
+    posts_by_tag: dict[str, list[int]] = field(default_factory=dict)  # tag of a post -> [verdict right, total]
     posts: int = 0
     posts_right: int = 0
     no_substance_posts: int = 0
@@ -170,6 +187,9 @@ class Score:
             "catch_rate": round(_ratio(self.unsupported_caught, self.unsupported), 4),
             "by_error_kind": {kind: round(_ratio(*counts), 4) for kind, counts in sorted(self.by_kind.items())},
             "supported_by_tag": {tag: round(_ratio(*counts), 4) for tag, counts in sorted(self.by_tag.items())},
+            "caught_by_tag": {tag: round(_ratio(*counts), 4) for tag, counts in sorted(self.caught_by_tag.items())},
+            "posts_right_by_tag": {tag: round(_ratio(*counts), 4) for tag, counts in sorted(self.posts_by_tag.items())},
+            "honest_posts_held_back": round(self.honest_posts_held_back, 4),
             "post_verdict_accuracy": round(_ratio(self.posts_right, self.posts), 4),
             "no_substance_posts": self.no_substance_posts,
             "no_substance_passed": self.no_substance_passed,
@@ -182,6 +202,18 @@ class Score:
     @property
     def false_rejection_rate(self) -> float:
         return 1 - _ratio(self.supported_passed, self.supported)
+
+    @property
+    def honest_posts_held_back(self) -> float:
+        """Share of whole posts labelled ``passed`` that the gate did not pass."""
+        right, total = self.posts_by_tag.get("expected_passed", [0, 0])
+        return 1 - _ratio(right, total) if total else 0.0
+
+    def tag_catch(self, tag: str) -> float:
+        """Unsupported claims and posts with ``tag`` that the gate held back."""
+        caught, total = self.caught_by_tag.get(tag, [0, 0])
+        right, posts = self.posts_by_tag.get(tag, [0, 0])
+        return _ratio(caught + right, total + posts)
 
 
 def score_articles(articles: list[Article], gate: Gate) -> Score:
@@ -202,6 +234,10 @@ def score_articles(articles: list[Article], gate: Gate) -> Score:
                 counts = score.by_kind.setdefault(claim.kind, [0, 0])
                 counts[0] += not passed
                 counts[1] += 1
+                for tag in claim.tags:
+                    counts = score.caught_by_tag.setdefault(tag, [0, 0])
+                    counts[0] += not passed
+                    counts[1] += 1
             if passed != claim.supported:
                 score.misses.append({"article": article.name, "label": claim.kind, "claim": claim.text})
         for post in article.posts:
@@ -211,6 +247,10 @@ def score_articles(articles: list[Article], gate: Gate) -> Score:
             if post.expected == NO_SUBSTANCE:
                 score.no_substance_posts += 1
                 score.no_substance_passed += verdict == PASSED
+            for tag in post.tags | {f"expected_{post.expected}"}:
+                counts = score.posts_by_tag.setdefault(tag, [0, 0])
+                counts[0] += verdict == post.expected
+                counts[1] += 1
             if verdict != post.expected:
                 score.misses.append({"article": article.name, "label": f"post:{post.expected}", "claim": post.text})
     return score
@@ -232,6 +272,24 @@ def target_failures(score: Score) -> list[str]:
             failures.append(f"{ERROR_KINDS[kind]} caught {caught}/{total} < {TARGETS['error_kind_catch_min']:.0%}")
     if score.no_substance_passed > TARGETS["no_substance_passed_max"]:
         failures.append(f"{score.no_substance_passed} no-substance posts passed")
+    return failures
+
+
+def style_target_failures(score: Score) -> list[str]:
+    """Issue 9's targets on the style split (no LLM)."""
+    failures: list[str] = []
+    if score.balanced_accuracy < STYLE_TARGETS["balanced_accuracy_min"]:
+        failures.append(f"balanced accuracy {score.balanced_accuracy:.3f} < {STYLE_TARGETS['balanced_accuracy_min']}")
+    if score.honest_posts_held_back > STYLE_TARGETS["honest_posts_held_back_max"]:
+        failures.append(
+            f"honest posts held back {score.honest_posts_held_back:.3f} > {STYLE_TARGETS['honest_posts_held_back_max']}"
+        )
+    for tag, key, label in (
+        ("short", "short_invented_caught_min", "short invented sentences"),
+        ("swap", "single_word_swaps_caught_min", "single-word swaps"),
+    ):
+        if score.tag_catch(tag) < STYLE_TARGETS[key]:
+            failures.append(f"{label} caught {score.tag_catch(tag):.3f} < {STYLE_TARGETS[key]}")
     return failures
 
 
@@ -257,6 +315,9 @@ def report_lines(scores: dict[str, Score]) -> list[str]:
     add("supported body-only claims passed", [_tag_cell(scores[name], "body") for name in names])
     add("supported paraphrases passed", [_tag_cell(scores[name], "para") for name in names])
     add("post verdicts right", [f"{scores[name].posts_right}/{scores[name].posts}" for name in names])
+    add("honest posts held back", [_fmt(scores[name].honest_posts_held_back) for name in names])
+    add("  caught: short invented (tag)", [_fmt(scores[name].tag_catch("short")) for name in names])
+    add("  caught: single-word swap (tag)", [_fmt(scores[name].tag_catch("swap")) for name in names])
     add(
         "no-substance posts passed",
         [f"{scores[name].no_substance_passed}/{scores[name].no_substance_posts}" for name in names],

@@ -6,7 +6,11 @@ find numbers, money, times and sentence ends. Lists, not a model: every entry is
 from __future__ import annotations
 
 import functools
+import gzip
+import json
 import re
+from dataclasses import dataclass
+from pathlib import Path
 
 
 @functools.lru_cache(maxsize=65536)
@@ -105,6 +109,17 @@ WORD_NUMBERS = {
     )
     if word != "_"
 } | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90"}
+_NUMBER_WORD = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+)
+# Numbers written in words over several words: "six hundred", "seven hundred and fifty
+# thousand", "eighty-four", "two and a half" (converted to digits before tokenizing).
+NUMBER_WORDS = re.compile(
+    rf"\b{_NUMBER_WORD}(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORD}|hundred|thousand|million|billion)\b"
+    rf"|\s+and\s+a\s+half\b|[\s-]+(?:hundred|thousand|million|billion)\b)+",
+    re.IGNORECASE,
+)
 # "one" is left out on purpose: far more often a pronoun ("the one that") than a count.
 PROPORTIONS = frozenset(
     _words(
@@ -117,7 +132,9 @@ NEGATIONS = frozenset({"not", "no", "never", "none", "neither", "nor", "without"
 # Verbs that deny their object the way "not" does ("refused to consider", "lacked the space").
 IMPLICIT_NEGATIONS = frozenset(
     _words(
-        "refuse refused refuses refusing fail failed fails failing lack lacked lacks lacking unable deny denied denies"
+        "refuse refused refuses refusing fail failed fails failing lack lacked lacks lacking unable deny denied denies "
+        # Stopping something denies that it goes on: "has stopped selling" against "still sells".
+        "stop stopped stops stopping cease ceased ceases ceasing"
     )
 )
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non")
@@ -131,7 +148,7 @@ STOPWORDS = frozenset(
     of off on once only or other our ours ourselves out over own same she should so some such than that the
     their theirs them themselves then there these they this those through to too under until up very was we
     were what when where which while who whom why will with would you your yours yourself yourselves
-    may might must shall also said says say according per via yet still even ever much many well""")
+    may might must shall also said says say according per via yet even ever much many well""")
 ) - {"most", "only", "ever", "more", "above", "below", "before", "after", "up", "down"}
 FIRST_PERSON = frozenset({"we", "our", "ours", "us", "i", "my", "ourselves"})
 AUXILIARIES = frozenset(
@@ -142,10 +159,10 @@ PAST = re.compile(r"[a-z]{3,}ed$")
 # Words that carry tone, not facts: a sentence of only these is not a claim.
 FILLER = frozenset(
     _words("""news big huge exciting excited excite amazing awesome great love loving loved incredible wow check stay
-    tuned story update updates read learn more full link bio click tap swipe share follow comment tag
-    thoughts think know happy proud thrilled delighted fantastic brilliant cool stunning wonderful
+    tuned story update updates learn more full link bio click tap swipe comment tag
+    thoughts happy proud thrilled delighted fantastic brilliant cool stunning wonderful
     good nice really absolutely definitely important interesting fun favourite favorite must see
-    look looks looking forward can't wait hear heard folks friends everyone anyone guys team
+    look looks looking forward can't wait folks friends everyone anyone guys team
     community today's week's keep eye eyes out here's there's thing things lot lots pretty""")
 )
 CTA_WORDS = frozenset(
@@ -161,7 +178,8 @@ CTA_START = re.compile(
     # An imperative verb followed by its object or particle: "Order your bouquet", "Curl up".
     r"(?:call|order|book|shop|visit|grab|try|enjoy|join|discover|explore|celebrate|remember|treat|bring|pick|"
     r"support|come|pop|drop|stop|swing|head|get|give|make|take|plan|save|mark|meet|watch|keep|stay|curl|"
-    r"batten|brush|wish|say|hurry|reserve|register|download|sign|raise|feed|walk|protect|check)"
+    r"batten|brush|wish|say|hurry|reserve|register|download|sign|raise|feed|walk|protect|check|turn|set|tune|"
+    r"listen|taste|hear|bring)"
     r" (?:your|our|us|the|a|an|in|by|up|down|out|it|this|that|these|them|with|today|now|along|over|on|off|"
     r"yourself|him|her|me|safe|tuned|warm|dry|cool))\b"
 )
@@ -367,3 +385,167 @@ for _left, _right in OPPOSITE_PAIRS:
     OPPOSITES.setdefault(_right_stem, set()).add(_left_stem)
     OPPOSITE_RAW[_left_stem], OPPOSITE_RAW[_right_stem] = _left, _right
 FILLER_STEMS = frozenset(stem(word) for word in FILLER)
+
+
+# --------------------------------------------------------------------------- WordNet
+
+# A compact table derived once from WordNet 3.0 by scripts/wordnet_lexicon.py (its docstring
+# says what is in it and why it is vendored rather than installed or downloaded).
+WORDNET_FILE = Path(__file__).resolve().parent / "data" / "wordnet.json.gz"
+
+
+@dataclass(frozen=True)
+class WordNet:
+    # Ordinary lower-case words, and the lemmas that can be verbs.
+    words: frozenset[str]
+    verbs: frozenset[str]
+    # By lemma: the other words of its most frequent sense, and its antonyms.
+    synonyms: dict[str, list[str]]
+    antonyms: dict[str, set[str]]
+    # Irregular verb and noun forms ("children" -> "child", "stood" -> "stand").
+    irregular: dict[str, str]
+
+
+@functools.cache
+def wordnet() -> WordNet:
+    """Loaded on first use (a tenth of a second), then shared by every draft the process gates."""
+    table = json.loads(gzip.decompress(WORDNET_FILE.read_bytes()))
+    antonyms: dict[str, set[str]] = {}
+    for left, right in table["antonyms"]:
+        antonyms.setdefault(left, set()).add(right)
+        antonyms.setdefault(right, set()).add(left)
+    return WordNet(
+        words=frozenset(table["words"]),
+        verbs=frozenset(table["verbs"]),
+        synonyms=table["synonyms"],
+        antonyms=antonyms,
+        irregular=table["irregular"],
+    )
+
+
+@functools.lru_cache(maxsize=65536)
+def synonym_words(word: str) -> frozenset[str]:
+    """The synonyms of a lower-case word (of any of its lemmas' most frequent senses)."""
+    table = wordnet().synonyms
+    return frozenset(other for lemma in lemmas(word) for other in table.get(lemma, ()))
+
+
+@functools.lru_cache(maxsize=65536)
+def antonym_words(word: str) -> dict[str, str]:
+    """The gate's stems of the antonyms of a lower-case word, each with the word itself."""
+    table = wordnet().antonyms
+    return {stem(other): other for lemma in lemmas(word) for other in table.get(lemma, ())}
+
+
+@functools.lru_cache(maxsize=65536)
+def lemmas(word: str) -> tuple[str, ...]:
+    """The dictionary forms a lower-case word may be an inflection of ("researchers" ->
+    "researcher", "stepped" -> "step"), WordNet's morphology rules in short."""
+    table = wordnet()
+    known = table.words
+    candidates = [word, IRREGULAR.get(word, ""), table.irregular.get(word, "")]
+    for suffix, replacement in (
+        ("ies", "y"),
+        ("es", ""),
+        ("s", ""),
+        ("ed", ""),
+        ("ed", "e"),
+        ("ing", ""),
+        ("ing", "e"),
+        ("er", ""),
+        ("est", ""),
+        ("ied", "y"),
+        ("d", ""),
+        ("er", "e"),
+        ("est", "e"),
+        ("ier", "y"),
+        ("iest", "y"),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            base = word[: -len(suffix)] + replacement
+            candidates.append(base)
+            if len(base) > 2 and base[-1] == base[-2]:
+                candidates.append(base[:-1])  # "stepped" -> "stepp" -> "step"
+    return tuple(dict.fromkeys(candidate for candidate in candidates if candidate in known))
+
+
+def is_ordinary_word(word: str) -> bool:
+    return bool(lemmas(word))
+
+
+def is_verb_form(word: str) -> bool:
+    return any(lemma in wordnet().verbs for lemma in lemmas(word))
+
+
+# A capitalised opener of a draft sentence that only frames it ("Plus 40 more seats",
+# "Coming soon: ...", "Big news: ..."): stripped before the sentence is checked.
+OPENER = re.compile(
+    r"^(?:(?:"
+    # "Good news for your morning cup:", "Big news from Riverside!": a lead-in, then the news.
+    r"(?:big|good|great|exciting|amazing|huge|sad|some|fab|fantastic) news"
+    r"(?: (?:for|from|in|on|about) [^:!.?,]{1,40}?(?=[:!,]|$))?"
+    r"|(?:plus|also|and|so|oh|meanwhile|now|then|finally|psst|ps|btw|fun fact|top tip|reminder|heads up|news|"
+    r"good to know|worth knowing|worth a read|in case you missed it|"
+    r"update|breaking|coming soon|coming next|coming up|next up|just in|fyi|yes|wow|ok|okay|thankfully|sadly|"
+    r"luckily|fortunately|unfortunately|happily|hopefully|interestingly|amazingly|incredibly|honestly|seriously|"
+    r"importantly)\b"
+    r")[\s:!,.\u2013\u2014-]*)+",
+    re.IGNORECASE,
+)
+# Words that add no fact a reader could check: adverbs of time and degree, discourse words,
+# particles of phrasal verbs, and light verbs a paraphrase adds around the article's facts.
+LIGHT = frozenset(
+    _words("""also now just really even too very officially finally soon here there again
+    currently recently newly actually literally basically simply truly clearly certainly definitely
+    plus coming come comes came go goes going get gets got getting make makes made making take takes took
+    up down out off over back away around along whole entire thing things lot lots way ways kind
+    first there's here's it's that's what's who's one ones across since ahead within among throughout towards
+    toward around near despite onto upon into via per including""")
+)
+# Words for a direction of change that a paraphrase may trade for each other.
+DIRECTION_FAMILIES = (
+    frozenset(_words("less lower fewer smaller down drop dropped fall fell cut cheaper reduced decrease")),
+    frozenset(_words("more higher greater larger bigger up rise rose increase increased grow grew")),
+)
+GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|greetings|welcome|good (?:morning|afternoon|evening|day)|morning|evening|"
+    r"happy (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|new year|holidays|"
+    r"christmas|easter|birthday|anniversary|diwali|eid|hanukkah|thanksgiving|spring|summer|autumn|fall|winter)|"
+    r"merry \w+|season's greetings|calling all \w+|attention \w+|(?:hey |hi )?(?:folks|friends|everyone|all|neighbours|"
+    r"neighbors|parents|dog owners|riders|readers)|\w+(?: \w+)?, (?:take note|listen up|rejoice|this one's for you))\b"
+)
+# How a business closes a post, learned or not: thanks, cheers, see you, stay safe...
+SIGN_OFF_PHRASE = re.compile(
+    r"^(?:thanks|thank you|cheers|see you|stay safe|take care|ride safe|best wishes|until next time|regards|"
+    r"love|xo|x+|happy \w+ing|keep (?:up the great work|practising|practicing|smiling|riding)|"
+    r"here comes the \w+|here for you|with love)\b"
+)
+# A statement to everyone rather than about something: "Every dog is a star", "A cleaner
+# town starts with you", "History is everywhere".
+SLOGAN_WORDS = frozenset(
+    _words("""you your yours yourself every everyone everybody everything everywhere anyone anybody anything
+    nothing nobody always forever here""")
+)
+# The business commenting on the news rather than reporting it: "That's local baking",
+# "What a community", "Congrats to Rosa!", "Worth the wait", "Love to see it".
+COMMENT = re.compile(
+    r"^(?:that's|that is|what an?|how|worth|love|loving|lovely|so|such|mind blown|fair enough|pretty|great|good|"
+    r"brilliant|amazing|awesome|wonderful|fantastic|incredible|well done|congrats|congratulations|hats off|kudos|"
+    r"respect|bravo|hooray|hurray|cheers to|shout-?out|big up|proud|thrilled|delighted|excited|clever|nice|wow|"
+    r"genius|smart|legends?|impressive|onwards|here's to|long may)\b"
+)
+SUBJECT_PRONOUNS = frozenset(_words("it he she they this that who which there"))
+# Verbs that trade places in a false claim: each family is one kind of act whose members
+# differ in fact ("rents" is not "sells", "treated" is not "died").
+VERB_FAMILIES = tuple(
+    frozenset(_words(family))
+    for family in (
+        "buy sell rent lease let borrow lend loan hire donate give sponsor fund pay charge",
+        "hire fire sack dismiss promote demote appoint elect retire resign quit suspend",
+        "die kill injure hurt recover survive treat rescue save",
+        "open close shut reopen launch cancel",
+        "build demolish repair fix replace install remove paint",
+        "win lose draw",
+        "cut scrape carve grind",
+    )
+)

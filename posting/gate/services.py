@@ -14,7 +14,7 @@ import logging
 
 from django.utils import timezone
 
-from posting.gate.core import REJECTED, ClaimResult, GateResult, Judge, gate_evaluate
+from posting.gate.core import REJECTED, ClaimResult, GateResult, SentenceJudge, gate_evaluate
 from posting.models import Account, Draft, VoiceProfile, text_sha256_of
 
 logger = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ def _sign_offs(account: Account) -> list[str]:
     return sign_offs
 
 
-def _judge_for(draft: Draft) -> Judge | None:
+def _judge_for(draft: Draft) -> SentenceJudge | None:
     """The LLM judge when a model is configured, else None (the gate's own checks stand alone)."""
     from posting.llm import llm_claim_judge
 

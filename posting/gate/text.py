@@ -28,6 +28,7 @@ from posting.gate.lexicon import (
     FILLER_STEMS,
     FIRST_PERSON,
     IMPLICIT_NEGATIONS,
+    IRREGULAR,
     MAGNITUDE,
     MAGNITUDES,
     MODEL_TOKEN,
@@ -36,6 +37,8 @@ from posting.gate.lexicon import (
     MONTHS,
     NEGATIONS,
     NOT_SUPERLATIVE,
+    NUMBER_WORDS,
+    PAST,
     PERIODS,
     PROPORTIONS,
     PUNCTUATION_MAP,
@@ -49,6 +52,7 @@ from posting.gate.lexicon import (
     VAGUE_DAYS,
     WEAK_WORDS,
     WORD_NUMBERS,
+    is_ordinary_word,
     stem,
 )
 
@@ -108,8 +112,19 @@ class Token:
         return self.kind != WORD or self.norm not in WEAK_WORDS
 
 
-def tokenize(text: str, *, source_vocabulary: frozenset[str] = frozenset(), is_claim: bool = False) -> list[Token]:
-    """Normalised tokens of one sentence: numbers, dates, names and stemmed words."""
+def tokenize(
+    text: str,
+    *,
+    source_vocabulary: frozenset[str] = frozenset(),
+    is_claim: bool = False,
+    source_names: frozenset[str] = frozenset(),
+) -> list[Token]:
+    """Normalised tokens of one sentence: numbers, dates, names and stemmed words.
+
+    ``source_vocabulary`` holds the article's lower-case words and ``source_names`` the
+    words it capitalises inside a sentence: a capitalised opener ("Coming", "Plus") that is
+    an ordinary English word is read as a name only when the article uses it as one.
+    """
     raw_tokens = TOKEN.findall(_normalise(text))
     tokens: list[Token] = []
     sentence_start = True
@@ -121,10 +136,26 @@ def tokenize(text: str, *, source_vocabulary: frozenset[str] = frozenset(), is_c
             sentence_start = raw in '.!?:;"('
             continue
         next_digit = index + 1 < len(raw_tokens) and raw_tokens[index + 1][0].isdigit()
-        in_vocabulary = _bare(raw) in source_vocabulary
-        tokens.extend(_classify(raw, next_digit, sentence_start, in_vocabulary, is_claim))
+        bare = _bare(raw)
+        in_vocabulary = bare in source_vocabulary
+        named = sentence_start and bare in source_names
+        tokens.extend(_classify(raw, next_digit, sentence_start, in_vocabulary, is_claim, named))
         sentence_start = False
-    return _with_dates(tokens)
+    return _with_dates(_adverbial_first(tokens))
+
+
+def _adverbial_first(tokens: list[Token]) -> list[Token]:
+    """ "first joined", "first opened": "first" before a verb says when, not that it was the
+    first; "online only", "adults only" at the end of a sentence restrict, they do not rank."""
+    words = [token for token in tokens if token.kind != BREAK]
+    if len(words) > 1 and words[-1].norm == "only":
+        tokens[tokens.index(words[-1])] = Token(norm="only", raw=words[-1].raw, kind=WORD)
+    for index, token in enumerate(tokens[:-1]):
+        if token.norm == "first" and token.superlative:
+            following = tokens[index + 1].raw.lower()
+            if PAST.search(following) or following in IRREGULAR or following in {"met", "became", "began", "saw"}:
+                tokens[index] = Token(norm="first", raw=token.raw, kind=WORD)
+    return tokens
 
 
 @functools.lru_cache(maxsize=65536)
@@ -137,7 +168,7 @@ def _bare(raw: str) -> str:
 # function of the word and a few facts about its place, so it is done once per process.
 @functools.lru_cache(maxsize=131072)
 def _classify(
-    raw: str, next_digit: bool, sentence_start: bool, in_vocabulary: bool, is_claim: bool
+    raw: str, next_digit: bool, sentence_start: bool, in_vocabulary: bool, is_claim: bool, named: bool = False
 ) -> tuple[Token, ...]:
     if raw[0].isdigit():
         if MODEL_TOKEN.fullmatch(raw):
@@ -175,7 +206,7 @@ def _classify(
     if lowered in STOPWORDS or len(lowered) < 2:
         return (Token(norm=lowered, raw=raw, kind=WORD),)
     superlative = (_is_superlative(lowered) and not raw[0].isupper()) or lowered in SUPERLATIVES
-    if _is_proper(raw, lowered, sentence_start, in_vocabulary):
+    if _is_proper(raw, lowered, sentence_start, in_vocabulary or (not named and is_ordinary_word(lowered))):
         guessed = is_claim and sentence_start and not in_vocabulary
         return (Token(norm=norm, raw=raw, kind=PROPER, key=is_claim, content=True, guessed=guessed),)
     content = lowered not in FILLER and norm not in FILLER_STEMS
@@ -251,6 +282,8 @@ def _normalise(text: str) -> str:
     if "ather" in text or "nstead" in text:
         # "rather than X" and "instead of X" deny X as surely as "not X" does.
         text = DENIAL.sub(" not ", text)
+    if NUMBER_WORDS.search(text):
+        text = NUMBER_WORDS.sub(_number_words_replacement, text)
     if not DIGIT.search(text):
         return text  # everything below is about numbers
     # A score or a vote ("2-1", "7-2") is one fact: its order matters.
@@ -263,6 +296,44 @@ def _normalise(text: str) -> str:
     text = re.sub(r"\b(\d+)(st|nd|rd|th)\b", r"\1", text)
     text = re.sub(r"\b\d{1,3}(?:,\d{3})+\b", lambda match: match.group(0).replace(",", ""), text)
     return text
+
+
+_UNITS = {word: int(value) for word, value in WORD_NUMBERS.items()} | {"one": 1}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+
+
+def _number_words_replacement(match: re.Match[str]) -> str:
+    """ "six hundred" -> "600", "seven hundred and fifty thousand" -> "750000", "eighty-four" ->
+    "84", "two and a half" -> "2.5". A single number word is left to the tokenizer."""
+    phrase = match.group(0)
+    words = re.findall(r"[a-z]+", phrase.lower())
+    if len(words) < 2:
+        return phrase
+    total, current = 0, 0
+    half = False
+    for index, word in enumerate(words):
+        if word == "and":
+            following = words[index + 1] if index + 1 < len(words) else ""
+            if words[index - 1] not in _SCALES and following != "a":
+                return phrase  # "three and four": two numbers, not one
+            continue
+        if word == "a":
+            continue  # "and a half"
+        if word == "half" and index:
+            half = True
+        elif word in _SCALES:
+            scale = _SCALES[word]
+            if scale == 100:
+                current = max(current, 1) * 100
+            else:
+                total += max(current, 1) * scale
+                current = 0
+        elif word in _UNITS:
+            current += _UNITS[word]
+    value = total + current
+    if half:
+        return f"{value}.5"
+    return str(value)
 
 
 def _time_replacement(match: re.Match[str]) -> str:

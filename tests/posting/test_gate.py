@@ -41,10 +41,18 @@ def test_it_stores_the_verdict_claims_and_evidence_and_marks_the_draft_gated(acc
     assert gated.gate_claims == [
         {
             "text": "The new shop employs 12 mechanics and stocks 400 bicycles.",
+            "class": "claim",
             "supported": True,
             "evidence": [{"sentence": 2, "text": "The new shop employs 12 mechanics and stocks 400 bicycles."}],
             "reason": "Supported by the cited sentences.",
-        }
+        },
+        {
+            "text": "#cycling",
+            "class": "hashtags",
+            "supported": True,
+            "evidence": [],
+            "reason": "Not checked: hashtags and mentions.",
+        },
     ]
 
 
@@ -124,8 +132,10 @@ def test_gate_check_prints_the_verdict_as_json(tmp_path: Path, capsys: pytest.Ca
 
     printed = json.loads(capsys.readouterr().out)
     assert printed["verdict"] == "rejected"
-    assert [set(claim) for claim in printed["claims"]] == [{"text", "supported", "evidence", "reason"}] * 2
-    assert [claim["supported"] for claim in printed["claims"]] == [True, False]
+    assert [set(claim) for claim in printed["claims"]] == [{"text", "class", "supported", "evidence", "reason"}] * 3
+    assert [claim["class"] for claim in printed["claims"]] == ["claim", "claim", "hashtags"]
+    assert [claim["supported"] for claim in printed["claims"]] == [True, False, True]
+    assert printed["claims"][2]["reason"] == "Not checked: hashtags and mentions."
     assert printed["claims"][0]["evidence"] == [
         {"sentence": 2, "text": "The new shop employs 12 mechanics and stocks 400 bicycles."}
     ]
@@ -215,3 +225,44 @@ def test_gate_eval_without_the_labelled_set_says_where_it_looked(tmp_path: Path)
         call_command("gate_eval", "--split", "holdout", "--data-dir", str(tmp_path))
     with pytest.raises(CommandError, match=r"cannot be read: 01-bad\.txt: unknown claim label 'maybe'"):
         call_command("gate_eval", "--split", "dev", "--data-dir", str(tmp_path))
+
+
+def test_gate_check_lists_every_sentence_with_its_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "article.txt"
+    draft = tmp_path / "draft.txt"
+    source.write_text(f"{TITLE}\n{BODY}\n", encoding="utf-8")
+    draft.write_text(
+        "Big news! 🚲 The new shop employs 12 mechanics. The shop was closed. Who's visiting? "
+        "Book a service today. Harbour Bikes\n\nRide safe - Dave and the crew #cycling\n",
+        encoding="utf-8",
+    )
+
+    call_command(
+        "gate_check",
+        "--source",
+        str(source),
+        "--draft",
+        str(draft),
+        "--own-name",
+        "Harbour Bikes",
+        "--sign-off",
+        "Ride safe - Dave and the crew",
+        "--json",
+    )
+
+    printed = json.loads(capsys.readouterr().out)
+    assert set(printed) == {"verdict", "claims"}
+    assert printed["verdict"] == "rejected"
+    assert [(claim["class"], claim["supported"]) for claim in printed["claims"]] == [
+        ("exclamation", True),
+        ("claim", True),
+        ("claim", False),
+        ("question", True),
+        ("call_to_action", True),
+        ("own_name", True),
+        ("sign_off", True),
+        ("hashtags", True),
+    ]
+    assert printed["claims"][2]["reason"].startswith("The article ")
+    assert '"closed"' in printed["claims"][2]["reason"]
+    assert printed["claims"][0]["reason"] == "Not checked: an exclamation that states no fact."

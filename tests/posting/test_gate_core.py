@@ -70,7 +70,17 @@ def test_hashtags_calls_to_action_and_own_names_are_not_claims() -> None:
     result = gate(text)
 
     assert result.verdict == "passed"
-    assert [claim.text for claim in result.claims] == ["Giant supplied 40 loan bikes for the trial."]
+    assert [(claim.sentence_class, claim.text) for claim in result.claims] == [
+        ("exclamation", "Big day for riders! 🚲"),
+        ("claim", "Giant supplied 40 loan bikes for the trial."),
+        ("call_to_action", "Read more: https://example.com/lane"),
+        ("question", "What do you think?"),
+        ("call_to_action", "Link in bio."),
+        ("call_to_action", "Visit Harbour Bikes today!"),
+        ("hashtags", "#cycling #harbourbikes @harbourbikes"),
+    ]
+    assert result.claims[2].reason == "Not checked: a call to action."
+    assert all(claim.supported and claim.evidence == [] for claim in result.claims if claim.sentence_class != "claim")
 
 
 @pytest.mark.parametrize(
@@ -80,22 +90,23 @@ def test_a_post_with_nothing_checkable_has_no_substance(text: str) -> None:
     result = gate(text)
 
     assert result.verdict == "no_substance"
-    assert result.claims == []
+    assert result.claims and all(claim.sentence_class != "claim" for claim in result.claims)
+    assert all(claim.reason.startswith("Not checked: ") for claim in result.claims)
 
 
 @pytest.mark.parametrize(
     ("claim", "why"),
     [
-        ("The council approved a £4.5bn transport plan.", "4500000000"),
-        ("The lane is due to open on Oct. 5, 2025.", "Oct 5"),
+        ("The council approved a £4.5bn transport plan.", "4,500,000,000"),
+        ("The lane is due to open on Oct. 5, 2025.", "date"),
         ("Trek supplied 40 loan bikes for the trial.", "Giant"),
-        ("Local shop owners supported the plan from the start.", "negates"),
+        ("Local shop owners supported the plan from the start.", "opposite"),
         ("During the trial the number of cyclists rose from 1,400 to 900 a day.", "other way round"),
         ("It will be the longest cycle lane in the country.", "longest"),
-        ("The lane will be lit by solar-powered street lights at night.", "Not in the article"),
-        ("We at Harbour Bikes have 20 years of experience.", "business itself"),
+        ("The lane will be lit by solar-powered street lights at night.", 'never mentions "lit"'),
+        ("We at Harbour Bikes have 20 years of experience.", "about the business"),
         ("We at Harbour Bikes have 25 years of experience.", "25"),
-        ("Harbour Bikes will service the loan bikes for free.", "business itself"),
+        ("Harbour Bikes will service the loan bikes for free.", "about the business"),
         ("Residents voted 2-7 against the plan at a public meeting.", "2-7"),
         ("The number of cyclists on Harbour Road fell during the trial.", "opposite"),
     ],
@@ -148,9 +159,13 @@ def test_a_judge_that_says_no_rejects_and_a_broken_judge_leaves_the_gates_own_ch
         raise TimeoutError("model did not answer")
 
     quote = "Giant supplied 40 loan bikes for the trial."
+    paraphrase = "Moss believes the scheme will mean fewer car trips around here."
 
-    assert "something else" in gate(quote, judge=skeptic).claims[0].reason
+    # The judge is asked only about what the gate's own checks cannot settle: a paraphrase.
+    assert "something else" in gate(paraphrase, judge=skeptic).claims[0].reason
+    assert gate(quote, judge=skeptic).verdict == "passed"
     assert gate(quote, judge=broken).verdict == "passed"
+    assert gate(paraphrase, judge=broken).verdict == "rejected"
 
 
 def test_sentences_split_keeps_abbreviations_and_decimals_inside_a_sentence() -> None:
@@ -172,7 +187,11 @@ def test_a_learned_sign_off_is_not_a_claim_unless_it_runs_on_inside_a_sentence()
     run_on = gate("Giant said see you at the shop, Dave, to 40 riders.", sign_offs=sign_offs)
 
     assert signed.verdict == "passed"
-    assert [result.text for result in signed.claims] == [claim]
+    assert [(result.sentence_class, result.text) for result in signed.claims] == [
+        ("claim", claim),
+        ("sign_off", "SEE YOU AT THE SHOP, DAVE"),
+        ("emoji", "🚲"),
+    ]
     assert run_on.verdict == "rejected"
 
 
@@ -189,7 +208,7 @@ def test_the_business_cannot_take_credit_for_a_fact_of_an_article_that_never_nam
     always_yes = gate(claim, judge=lambda claim, evidence: (True, "looks supported"))
 
     assert gate(claim).verdict == "rejected"
-    assert "never names the business" in gate(claim).claims[0].reason
+    assert "never mentions the business" in gate(claim).claims[0].reason
     assert always_yes.verdict == "rejected"
 
 

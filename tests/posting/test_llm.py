@@ -9,7 +9,9 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from posting.gate.core import JudgeVerdict
 from posting.llm import (
+    JUDGE_PROMPT_VERSION,
     LLMBadOutput,
     LLMNotConfigured,
     LLMUnavailable,
@@ -204,14 +206,28 @@ def test_an_unknown_model_has_an_unknown_cost_not_zero(llm: LLMServer, account) 
 
 @pytest.mark.django_db
 def test_the_gate_judge_returns_the_models_verdict_on_a_claim(llm: LLMServer, account) -> None:
-    llm.script(Reply.ok({"supported": False, "reason": "The article says Giant sued Trek, not the reverse."}))
+    llm.script(
+        Reply.ok(
+            {
+                "verdict": "contradicted",
+                "sentences": [4],
+                "reason": "The article says Giant sued Trek, not the reverse.",
+            }
+        )
+    )
     judge = llm_claim_judge(account=account)
+    assert judge is not None
 
-    supported, reason = judge("Trek sued Giant.", ["Giant sued Trek in March."])
+    answer = judge("Trek sued Giant.", {4: "Giant sued Trek in March.", 5: "The case opens in May."})
 
-    assert (supported, reason) == (False, "The article says Giant sued Trek, not the reverse.")
+    assert answer == JudgeVerdict(
+        verdict="contradicted",
+        sentences=(4,),
+        reason="The article says Giant sued Trek, not the reverse.",
+        prompt_version=JUDGE_PROMPT_VERSION,
+    )
     prompt = llm.requests[0].body["messages"][1]["content"]
-    assert "CLAIM: Trek sued Giant." in prompt and "[1] Giant sued Trek in March." in prompt
+    assert "CLAIM: Trek sued Giant." in prompt and "[4] Giant sued Trek in March.\n[5] The case opens" in prompt
     assert LLMUsage.objects.get().purpose == "gate_judge"
 
 
@@ -219,9 +235,10 @@ def test_the_gate_judge_returns_the_models_verdict_on_a_claim(llm: LLMServer, ac
 def test_a_judge_without_a_verdict_raises_so_the_gate_keeps_its_own_checks(llm: LLMServer, account) -> None:
     llm.script(Reply.ok({"reason": "not sure"}))
     judge = llm_claim_judge(account=account)
+    assert judge is not None
 
     with pytest.raises(LLMBadOutput):
-        judge("Trek sued Giant.", ["Giant sued Trek in March."])
+        judge("Trek sued Giant.", {1: "Giant sued Trek in March."})
 
     assert LLMUsage.objects.get().status == LLMUsage.Status.MALFORMED
 

@@ -1,7 +1,9 @@
-"""``manage.py gate_check --source ARTICLE.txt --draft DRAFT.txt [--json]``: any draft against any source.
+"""``manage.py gate_check --source ARTICLE.txt --draft DRAFT.txt [--own-name N] [--sign-off S] [--json]``.
 
-The article file's first line is its headline and the rest its body. The verdict uses the
-gate's own checks only (no LLM), so an operator gets the same answer offline.
+Any draft against any source. The article file's first line is its headline and the rest
+its body. The verdict uses the gate's own checks only (no LLM), so an operator gets the
+same answer offline. Every sentence of the draft is listed with its class: "claim" (checked)
+or why it was not checked ("hashtags", "call_to_action", "question", "sign_off", ...).
 """
 
 from __future__ import annotations
@@ -47,8 +49,8 @@ class Command(BaseCommand):
         self.stdout.write(f"verdict: {result.verdict}")
         self.stdout.write(result.reason)
         for claim in result.claims:
-            mark = "ok " if claim.supported else "NO "
-            self.stdout.write(f"  {mark} {claim.text}")
+            mark = ("ok " if claim.supported else "NO ") if claim.sentence_class == "claim" else "-- "
+            self.stdout.write(f"  {mark} [{claim.sentence_class}] {claim.text}")
             self.stdout.write(f"       {claim.reason}")
             for evidence in claim.evidence:
                 self.stdout.write(f"       [{evidence['sentence']}] {evidence['text']}")

@@ -10,6 +10,11 @@ gate is scored on its own checks only.
 ``--set general`` scores the generalisation set instead (``tests/data/gate_general``, issue 9:
 whole customer-style drafts the gate was never tuned on); it reports and exits zero unless
 ``--strict`` is given, so "before" numbers that miss the targets can still be recorded.
+
+``--judge`` scores the gate with the LLM judge as ``draft_gate`` runs it (the configured
+OpenAI-compatible endpoint, ``OPENAI_API_KEY``), in a column of its own next to the gate
+alone; every call is recorded as ``LLMUsage``, so it needs the database too. Without a key
+it stops with an error instead of quietly scoring the gate alone.
 """
 
 from __future__ import annotations
@@ -20,15 +25,22 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from posting.gate.core import GateResult, gate_evaluate
 from posting.gate.evaluation import (
     DATA_DIR,
     GATES,
+    SPLIT_CHOICES,
     SPLITS,
+    STYLE_SPLIT,
+    STYLE_TARGETS,
     TARGETS,
+    Article,
+    Gate,
     LabelledSetError,
     labelled_set_load,
     report_lines,
     score_articles,
+    style_target_failures,
     target_failures,
 )
 from posting.gate.generalisation import (
@@ -52,7 +64,7 @@ class Command(BaseCommand):
             default="labelled",
             help="the labelled set the gate is tuned on (default), or the generalisation set it never saw",
         )
-        parser.add_argument("--split", choices=[*SPLITS, "all"], default="all", help="which part of the set")
+        parser.add_argument("--split", choices=[*SPLIT_CHOICES, "all"], default="all", help="which part of the set")
         parser.add_argument(
             "--data-dir",
             type=Path,
@@ -64,6 +76,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--strict", action="store_true", help="with --set general: exit non-zero when the targets are missed"
         )
+        parser.add_argument(
+            "--judge", action="store_true", help="also score the gate with the LLM judge (needs OPENAI_API_KEY)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["set_name"] == "general":
@@ -71,7 +86,12 @@ class Command(BaseCommand):
             return
         split = options["split"]
         data_dir: Path = options["data_dir"] or DATA_DIR
-        splits = [*SPLITS, "all"] if split == "all" else [split]
+        gates = dict(GATES)
+        if options["judge"]:
+            gates = {"gate": GATES["gate"], "gate_judge": _judged_gate()}
+        # "all" is the four older splits together (their targets); the style split is listed
+        # beside them with its own targets (issue 9).
+        splits = [*SPLITS, "all", STYLE_SPLIT] if split == "all" else [split]
         results: dict[str, dict[str, Any]] = {}
         failures: list[str] = []
         for name in splits:
@@ -83,10 +103,11 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"No labelled articles for split {name!r} in {data_dir} (the set is tests/data/gate)."
                 )
-            scores = {gate_name: score_articles(articles, gate) for gate_name, gate in GATES.items()}
+            scores = {gate_name: score_articles(articles, gate) for gate_name, gate in gates.items()}
             results[name] = {"articles": len(articles), "scores": scores}
             if name == split:
-                failures = target_failures(scores["gate"])
+                check = style_target_failures if name == STYLE_SPLIT else target_failures
+                failures = check(scores["gate_judge" if options["judge"] else "gate"])
 
         if options["json"]:
             payload = {
@@ -98,7 +119,7 @@ class Command(BaseCommand):
                     }
                     for name, result in results.items()
                 },
-                "targets": TARGETS,
+                "targets": STYLE_TARGETS if split == STYLE_SPLIT else TARGETS,
                 "target_split": split,
                 "failures": failures,
                 "ok": not failures,
@@ -139,3 +160,20 @@ class Command(BaseCommand):
             self.stdout.write(("BELOW TARGET: " + "; ".join(failures)) if failures else "All targets met.")
         if failures and options["strict"]:
             raise CommandError("the factual gate is below its generalisation targets", returncode=1)
+
+
+def _judged_gate() -> Gate:
+    from posting.llm import llm_claim_judge
+
+    judge = llm_claim_judge(account=None)
+    if judge is None:
+        raise CommandError(
+            "--judge needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)."
+        )
+
+    def gate(text: str, article: Article) -> GateResult:
+        return gate_evaluate(
+            text=text, title=article.title, body=article.body, own_names=article.own_names, judge=judge
+        )
+
+    return gate
