@@ -41,7 +41,7 @@ elif not DEBUG and (
         "(python -c 'import secrets; print(secrets.token_urlsafe(50))')."
     )
 
-# Lesson 3 (DESIGN.md): cron routes are authenticated by a shared secret only. Outside
+# Lesson 3 (docs/ARCHITECTURE.md): cron routes are authenticated by a shared secret only. Outside
 # DEBUG a missing or short secret must stop web and worker alike at start-up, so that no
 # deployment can ever run with cron routes that anyone could call.
 # Stripped: a secret padded with a newline (a mounted file, a templated env) could never

@@ -88,7 +88,7 @@ JOBS: tuple[Job, ...] = (
     Job("fetch_engagement", "reconcile.services.engagement_fetch", _hours(6), _hours(2)),
     Job("check_tokens", "publish.oauth.services.channels_check_tokens", _hours(24), _hours(2)),
     Job("expire_oauth_claims", "publish.oauth.services.oauth_claims_cleanup", _hours(1), _minutes(30)),
-    # Watchdogs: count what should exist and alarm on absence (DESIGN.md lesson 1).
+    # Watchdogs: count what should exist and alarm on absence (docs/ARCHITECTURE.md lesson 1).
     Job("watchdog_landed", "cron.watchdogs.watchdog_landed", _hours(1), _minutes(30)),
     Job("watchdog_connect_funnel", "cron.watchdogs.watchdog_connect_funnel", _hours(1), _minutes(30)),
     Job("watchdog_jobs", "cron.watchdogs.watchdog_jobs", _minutes(5), _minutes(10)),

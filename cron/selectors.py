@@ -109,7 +109,7 @@ def account_funnel_between(*, account: Account, start: datetime, end: datetime) 
 
 
 def llm_usage_summary(*, since: datetime) -> dict[str, object]:
-    """The language model as the operator should see it (DESIGN.md lesson 6): calls and how
+    """The language model as the operator should see it (docs/ARCHITECTURE.md lesson 6): calls and how
     they ended, 429s, cost, and which key and organisation are in use (fingerprints only)."""
     from posting.models import LLMUsage
 

@@ -1,6 +1,6 @@
 """Cron routes, health probes and the operator page.
 
-Cron routes authenticate with ``Authorization: Bearer <CRON_SECRET>`` only (DESIGN.md
+Cron routes authenticate with ``Authorization: Bearer <CRON_SECRET>`` only (docs/ARCHITECTURE.md
 lesson 3): the User-Agent and any platform cron headers mean nothing, and a secret in
 the query string is refused because URLs end up in access logs.
 """

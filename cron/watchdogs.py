@@ -1,4 +1,4 @@
-"""Watchdogs: count the thing that should exist and alarm when it does not (DESIGN.md lesson 1).
+"""Watchdogs: count the thing that should exist and alarm when it does not (docs/ARCHITECTURE.md lesson 1).
 
 Each watchdog is a job service: it computes the conditions true now, hands them to
 ``alarms_sync`` (which opens new alarms once, re-notifies open ones at an interval and
@@ -248,7 +248,7 @@ def watchdog_research() -> dict[str, int]:
 
 def watchdog_gate_llm() -> dict[str, int]:
     """The gate rejected (or passed) every one of enough drafts; the LLM is throttled, failing
-    or answering with a different key or organisation than before (DESIGN.md lessons 5, 6)."""
+    or answering with a different key or organisation than before (docs/ARCHITECTURE.md lessons 5, 6)."""
     from posting.models import LLMUsage
 
     now = timezone.now()

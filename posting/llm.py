@@ -2,7 +2,7 @@
 
 Every call, whatever its outcome, leaves an ``LLMUsage`` row: tokens, cost, the key's
 fingerprint, the organisation the endpoint says the key belongs to, and how many 429s it
-met. Lesson 6 (DESIGN.md): the operator must be able to see which key production holds
+met. Lesson 6 (docs/ARCHITECTURE.md): the operator must be able to see which key production holds
 and whether it is being throttled, without anyone ever seeing the key itself.
 
 Retries with backoff on 429/5xx are the client's own (``max_retries``); it honours

@@ -216,7 +216,7 @@ class DraftRevision(models.Model):
 class LLMUsage(models.Model):
     """One call to the language model: what it cost, which key made it, how it ended.
 
-    Lesson 6 (DESIGN.md): the key in use, its organisation and its rate-limit responses
+    Lesson 6 (docs/ARCHITECTURE.md): the key in use, its organisation and its rate-limit responses
     must be visible to the operator. The key itself is never stored, only a fingerprint.
     """
 

@@ -23,7 +23,7 @@ from posting.errors import DraftInvalid, DraftStateError
 from posting.models import Draft, DraftRevision, Platform, TextSHA256, text_sha256_of
 from publish.models import Publication
 
-# Platform limits a human edit must respect (reference: meta-graph-api.md §3).
+# Platform limits a human edit must respect (reference: docs/meta-graph-api.md §3).
 MAX_LENGTH = {Platform.FACEBOOK_PAGE: 63_206, Platform.INSTAGRAM: 2_200}
 MAX_HASHTAGS = {Platform.INSTAGRAM: 30}
 MAX_MENTIONS = {Platform.INSTAGRAM: 20}

@@ -8,11 +8,11 @@ Every request goes to ``{GRAPH_API_BASE_URL}/{GRAPH_API_VERSION}/{path}`` with t
 and access logs), explicit timeouts, and no automatic retries: whether a failed request may
 be repeated is decided by the caller from the typed error raised here.
 
-Classification follows /work/shared/reference/meta-graph-api.md section 4: by ``code`` and
+Classification follows docs/meta-graph-api.md section 4: by ``code`` and
 ``error_subcode``, never by HTTP status alone. Reads and writes differ: a failed read is
 simply retried later, but a write that timed out, was reset, got a 5xx, an ambiguous code or
 a garbage body may have taken effect, so it raises ``UnknownOutcome`` and must be reconciled
-before any retry (DESIGN.md lesson 2).
+before any retry (docs/ARCHITECTURE.md lesson 2).
 """
 
 from __future__ import annotations

@@ -173,7 +173,7 @@ class PublishAttempt(models.Model):
 class ConnectEvent(models.Model):
     """One step of the connect funnel, kept after claims are cleaned up.
 
-    The watchdog compares ``started`` with ``bound`` per platform (DESIGN.md lesson 4): a
+    The watchdog compares ``started`` with ``bound`` per platform (docs/ARCHITECTURE.md lesson 4): a
     connect flow that silently stops binding channels shows up here, not in a log.
     """
 

@@ -1,6 +1,6 @@
 """Publishing: an approved draft becomes a Publication on a channel and is published exactly once.
 
-The rules (DESIGN.md lesson 2, reference sections 5 and 6):
+The rules (docs/ARCHITECTURE.md lesson 2; docs/meta-graph-api.md sections 5 and 6):
 - A worker claims a publication with a conditional update SCHEDULED → PUBLISHING; losing
   that race is normal and means another worker has it.
 - Every request is recorded as a PublishAttempt *before* it is sent (the fence) and

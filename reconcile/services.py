@@ -1,4 +1,4 @@
-"""Reconcile: believe a post exists only when the platform shows it (DESIGN.md lesson 2).
+"""Reconcile: believe a post exists only when the platform shows it (docs/ARCHITECTURE.md lesson 2).
 
 - PUBLISHED (the platform accepted a write and gave an id) → read the post back; LANDED only
   when the read shows it live with a permalink, and the permalink saved is the one that read

@@ -1,6 +1,6 @@
 """The factual gate, as pure functions: a draft's claims checked against the article's full text.
 
-How a draft is judged (DESIGN.md lesson 5: the full source text, never the headline alone):
+How a draft is judged (docs/ARCHITECTURE.md lesson 5: the full source text, never the headline alone):
 
 1. The source is split into numbered sentences: 0 is the headline, 1.. the body.
 2. The draft is cut into its sentences as written, and every one is accounted for: it is a

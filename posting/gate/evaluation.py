@@ -2,7 +2,7 @@
 
 Every labelled claim is gated on its own as a one-sentence draft, and every labelled post
 as a whole draft. The gate is compared with two baselines: always-pass, and the same gate
-fed only the headline (the failure DESIGN.md lesson 5 exists for).
+fed only the headline (the failure docs/ARCHITECTURE.md lesson 5 exists for).
 """
 
 from __future__ import annotations

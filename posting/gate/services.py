@@ -1,7 +1,7 @@
 """Writes of the factual gate: a draft's verdict, claims and evidence, stored once.
 
 The gate reads the article's full extracted text (``article.text``), never its headline
-alone (DESIGN.md lesson 5). Gating is safe to run twice: only a draft still in DRAFTED,
+alone (docs/ARCHITECTURE.md lesson 5). Gating is safe to run twice: only a draft still in DRAFTED,
 with the very text that was judged, takes the verdict; an edit made meanwhile sends the
 draft back to DRAFTED with new text, so a stale verdict can never land on it. The verdict
 is stored with the SHA-256 of the judged text (``gate_text_sha256``), and a database

@@ -1,6 +1,6 @@
 """Connecting channels: claims, the callback, the page pick, token checks and the funnel.
 
-The claim is the connect flow's CSRF defence and its one-time ticket (DESIGN.md lesson 4):
+The claim is the connect flow's CSRF defence and its one-time ticket (docs/ARCHITECTURE.md lesson 4):
 minted when the customer starts, consumed exactly once by the callback with a conditional
 update only one request can win, and touched by nothing else until it expired long ago.
 """

@@ -1,6 +1,6 @@
 """Facebook Pages: one write (``/feed`` or ``/photos``), read back, list the Page's posts.
 
-Reference: /work/shared/reference/meta-graph-api.md section 2.
+Reference: docs/meta-graph-api.md section 2.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Instagram professional accounts: container → status → media_publish, read back, list media.
 
-Reference: /work/shared/reference/meta-graph-api.md sections 3, 5 and 6. The container id is
+Reference: docs/meta-graph-api.md sections 3, 5 and 6. The container id is
 handed to the caller before its status is read, so a crash can never lose it; only
 ``media_publish`` is irreversible, and it is sent only for a FINISHED container.
 """

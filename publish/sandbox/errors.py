@@ -1,4 +1,4 @@
-"""Graph API errors as the sandbox answers them (meta-graph-api.md section 4).
+"""Graph API errors as the sandbox answers them (docs/meta-graph-api.md section 4).
 
 Every error leaves the sandbox in the documented envelope,
 ``{"error": {"message", "type", "code", "error_subcode", "is_transient", "fbtrace_id", ...}}``,
@@ -119,7 +119,7 @@ def service_unavailable() -> GraphError:
     )
 
 
-# Throttle codes and their messages (meta-graph-api.md section 4, rate limiting).
+# Throttle codes and their messages (docs/meta-graph-api.md section 4, rate limiting).
 THROTTLE_MESSAGES = {
     4: "(#4) Application request limit reached",
     17: "(#17) User request limit reached",
@@ -129,7 +129,7 @@ THROTTLE_MESSAGES = {
     80002: "(#80002) There have been too many calls to this Instagram account. Wait a bit and try again.",
 }
 
-# Instagram container failures: subcode -> (code, message), meta-graph-api.md section 4.
+# Instagram container failures: subcode -> (code, message), docs/meta-graph-api.md section 4.
 IG_SUBCODES = {
     2207001: (-1, "An unknown error occurred while processing the media."),
     2207003: (-2, "It took too long to download the media. The media download timed out."),

@@ -32,7 +32,7 @@ CAPTION_MAX_MENTIONS = 20
 DEFAULT_PAGE_LIMIT = 25
 MAX_PAGE_LIMIT = 100
 # Knob defaults until a test or the demo scripts otherwise (GraphSandbox.set_*). The guide
-# says 100 API-published posts per rolling 24 h and 400 containers (meta-graph-api.md section 3).
+# says 100 API-published posts per rolling 24 h and 400 containers (docs/meta-graph-api.md section 3).
 DEFAULT_QUOTA = {"total": 100, "used": 0, "containers_total": 400}
 DEFAULT_READ_LAG = {"reads": 0, "unpublished_reads": 0}
 DEFAULT_CONTAINER_PLAN = {"in_progress_polls": 0, "outcome": "FINISHED", "error_subcode": None}

@@ -1,7 +1,7 @@
 """Facebook Login and Instagram Login, emulated: consent dialog, code and token exchanges,
 /me, /me/permissions, /me/accounts, debug_token.
 
-Follows meta-graph-api.md section 1. Codes are single-use and consumed with a conditional
+Follows docs/meta-graph-api.md section 1. Codes are single-use and consumed with a conditional
 update, so two racing callbacks exchanging one code see exactly one success; every
 exchange lands in the sandbox request log for tests to count.
 """
@@ -224,7 +224,7 @@ class OAuthEndpoints:
             raise GraphError(code=100, subcode=36009, message="This authorization code has been used.")
         return row
 
-    # --- Instagram Login tokens (meta-graph-api.md section 1, "Instagram Login alternative") ---
+    # --- Instagram Login tokens (docs/meta-graph-api.md section 1, "Instagram Login alternative") ---
     def _ig_exchange_code(self, params: dict[str, Any]) -> Response:
         row = self._code_consume(params, login="instagram")
         page = self._ig_page(row["user_id"])

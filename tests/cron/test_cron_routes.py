@@ -1,4 +1,4 @@
-"""Cron routes answer only the scheduler (DESIGN.md lesson 3).
+"""Cron routes answer only the scheduler (docs/ARCHITECTURE.md lesson 3).
 
 The resolver walk finds every cron route, so a route added tomorrow is covered by every
 bad-auth case here the day it is added.
