@@ -63,7 +63,12 @@ class Subscription(models.Model):
 
 
 class Article(models.Model):
-    """A story, stored once however many feeds and accounts lead to it."""
+    """A story page, stored once however many feeds and accounts lead to it.
+
+    Everything here comes from fetching the page itself; what a feed says about the story
+    (its title, summary, author, link and date) is that feed's ``Delivery``, because any
+    customer can add a feed that lists any URL with any words next to it.
+    """
 
     class Extraction(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -72,20 +77,18 @@ class Article(models.Model):
         BLOCKED = "blocked", "Blocked"
         FAILED = "failed", "Failed"
 
+    # The feed that first led us to the page: provenance for the operator, nothing more.
     source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="articles")
-    # Every feed that listed this story (the first one is ``source``); near-duplicates from
-    # other outlets add theirs, so an account reaches the story through any of them.
-    sources = models.ManyToManyField(Source, blank=True, related_name="listed_articles")
+    # Every feed that delivered this page; an account reaches it only through its own.
+    sources = models.ManyToManyField(Source, blank=True, through="Delivery", related_name="listed_articles")
     canonical_url = models.URLField(max_length=2000, unique=True)
-    entry_id = models.CharField(max_length=1000, blank=True, db_index=True)
+    # The page's own title, author and date (extraction), never a feed's.
     title = models.CharField(max_length=1000, blank=True)
-    summary = models.TextField(blank=True)
     author = models.CharField(max_length=300, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     text = models.TextField(blank=True)
     lead_image_url = models.URLField(max_length=2000, blank=True)
     fingerprint = models.BigIntegerField(null=True, blank=True, db_index=True)
-    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     extraction_status = models.CharField(max_length=16, choices=Extraction.choices, default=Extraction.PENDING)
     extraction_error = models.CharField(max_length=500, blank=True)
     fetched_at = models.DateTimeField(null=True, blank=True)
@@ -98,9 +101,32 @@ class Article(models.Model):
     def __str__(self) -> str:
         return self.title or self.canonical_url
 
-    @property
-    def is_usable(self) -> bool:
-        return self.extraction_status == self.Extraction.OK and self.duplicate_of_id is None
+
+class Delivery(models.Model):
+    """One feed listing one story page, with what that feed said about it.
+
+    Only the feed's own subscribers see these words; the shared Article never takes them.
+    """
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="deliveries")
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="deliveries")
+    # An entry id is only unique within its feed, so it lives here, not on the article.
+    entry_id = models.CharField(max_length=1000, blank=True)
+    title = models.CharField(max_length=1000, blank=True)
+    summary = models.TextField(blank=True)
+    author = models.CharField(max_length=300, blank=True)
+    # The link as the feed gave it (before canonicalising) and the date it claimed.
+    link = models.URLField(max_length=2000, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "article"], name="delivery_unique")]
+        indexes = [models.Index(fields=["source", "entry_id"])]
+        verbose_name_plural = "deliveries"
+
+    def __str__(self) -> str:
+        return f"{self.source_id} -> {self.article_id}"
 
 
 class ResearchRun(models.Model):

@@ -12,29 +12,27 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from itertools import islice
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F
+from django.db.models import F
 from django.utils import timezone
 
 from posting.models import Account
 from research import industries
-from research.dedupe import FingerprintIndex, canonical_url, fingerprint
+from research.dedupe import canonical_url, fingerprint
 from research.errors import FeedParseError, FetchError, InvalidSourceUrl
 from research.extract import article_extract_bytes
 from research.feeds import MAX_URL_CHARS, ParsedFeed, feed_parse, opml_parse
 from research.fetch import FetchResult, Purpose, fetch_url, parse_target
-from research.models import Article, ErrorKind, ResearchRun, Source, Subscription
+from research.models import Article, Delivery, ErrorKind, ResearchRun, Source, Subscription
+from research.selectors import usable_article_counts
 
 logger = logging.getLogger(__name__)
 
 # Feeds and pages in flight at once per run; per-host politeness still applies inside.
 FETCH_WORKERS = 8
-# How far back a new article is compared with others for near-duplicates.
-NEAR_DUPLICATE_WINDOW = timedelta(days=14)
 # Articles extracted per call of articles_extract_pending (the next tick takes the rest).
 EXTRACT_BATCH = 500
 MAX_EXTRACT_BATCHES_PER_RUN = 20
@@ -127,7 +125,7 @@ def _research_run(accounts: list[Account]) -> tuple[list[ResearchRun], dict[str,
 
     outcomes = {outcome.source_id: outcome for outcome in sources_fetch(sources=sources)}
     extracted = Counter[str]()
-    pending = Article.objects.filter(sources__in=source_ids, extraction_status=Article.Extraction.PENDING)
+    pending = Article.objects.filter(deliveries__source__in=source_ids, extraction_status=Article.Extraction.PENDING)
     # Batches bound memory; every article leaves "pending" when its batch is recorded, so
     # this ends. The cap only guards against a pathological night (the sweep takes the rest).
     for _batch in range(MAX_EXTRACT_BATCHES_PER_RUN):
@@ -140,7 +138,7 @@ def _research_run(accounts: list[Account]) -> tuple[list[ResearchRun], dict[str,
     for account_id, source_id in subscriptions:
         by_account.setdefault(account_id, []).append(source_id)
     finished = timezone.now()
-    usable = _usable_counts(accounts=accounts, since=started)
+    usable = usable_article_counts(account_ids=[account.pk for account in accounts], since=started)
     runs = {}
     for account in accounts:
         run = runs[account.pk] = ResearchRun(account=account)
@@ -168,22 +166,6 @@ def _research_run(accounts: list[Account]) -> tuple[list[ResearchRun], dict[str,
         **{f"articles_{status}": count for status, count in extracted.items()},
     )
     return [runs[account.pk] for account in accounts], totals
-
-
-def _usable_counts(*, accounts: list[Account], since: datetime) -> dict[int, int]:
-    """Usable articles stored since ``since``, per account, in one query (the same rule as
-    ``articles_usable_for_account``)."""
-    rows = (
-        Subscription.objects.filter(
-            account__in=accounts,
-            source__listed_articles__extraction_status=Article.Extraction.OK,
-            source__listed_articles__duplicate_of__isnull=True,
-            source__listed_articles__created_at__gte=since,
-        )
-        .values("account_id")
-        .annotate(usable=Count("source__listed_articles", distinct=True))
-    )
-    return {row["account_id"]: row["usable"] for row in rows}
 
 
 @dataclass
@@ -292,7 +274,11 @@ def source_record_fetch(*, source: Source, fetched: FeedFetch) -> SourceOutcome:
 
 
 def _articles_store(*, source: Source, feed: ParsedFeed) -> list[int]:
-    """Create the entries not seen before; link known stories to this source too."""
+    """Create the story pages not seen before and this feed's delivery of each entry.
+
+    What the feed says about an entry (title, summary, author, link, date) is stored on
+    this source's delivery only: the shared article takes nothing from any feed.
+    """
     entries = sorted(feed.entries, key=lambda e: e.published_at.timestamp() if e.published_at else 0.0, reverse=True)[
         : settings.RESEARCH_MAX_ARTICLES_PER_FEED
     ]
@@ -301,37 +287,31 @@ def _articles_store(*, source: Source, feed: ParsedFeed) -> list[int]:
     entry_ids = [entry.entry_id for entry in entries if entry.entry_id]
     # An entry id is only unique within its feed: a known id from this source is the same
     # story even if its link changed (new tracking parameters, moved URL).
-    known_ids = set(Article.objects.filter(sources=source, entry_id__in=entry_ids).values_list("entry_id", flat=True))
+    known_ids = set(Delivery.objects.filter(source=source, entry_id__in=entry_ids).values_list("entry_id", flat=True))
+    by_url = {url: entry for url, entry in by_url.items() if not (entry.entry_id and entry.entry_id in known_ids)}
     existing = dict(Article.objects.filter(canonical_url__in=by_url).values_list("canonical_url", "pk"))
-    new_articles = [
-        Article(
-            source=source,
-            canonical_url=url,
-            entry_id=entry.entry_id,
-            title=entry.title,
-            summary=entry.summary,
-            author=entry.author,
-            published_at=entry.published_at,
-        )
-        for url, entry in by_url.items()
-        if url not in existing and not (entry.entry_id and entry.entry_id in known_ids)
-    ]
+    new_articles = [Article(source=source, canonical_url=url) for url in by_url if url not in existing]
     # ignore_conflicts: another worker may store the same story at the same moment.
     Article.objects.bulk_create(new_articles, ignore_conflicts=True)
-    stored = dict(
-        Article.objects.filter(canonical_url__in=[a.canonical_url for a in new_articles]).values_list(
-            "canonical_url", "pk"
-        )
-    )
-    new_ids = [stored[a.canonical_url] for a in new_articles if a.canonical_url in stored]
-    Article.sources.through.objects.bulk_create(
+    stored = dict(Article.objects.filter(canonical_url__in=by_url).values_list("canonical_url", "pk"))
+    Delivery.objects.bulk_create(
         [
-            Article.sources.through(article_id=article_id, source_id=source.pk)
-            for article_id in [*new_ids, *existing.values()]
+            Delivery(
+                source=source,
+                article_id=stored[url],
+                entry_id=entry.entry_id,
+                title=entry.title,
+                summary=entry.summary,
+                author=entry.author,
+                link=entry.url if len(entry.url) <= MAX_URL_CHARS else "",
+                published_at=entry.published_at,
+            )
+            for url, entry in by_url.items()
+            if url in stored
         ],
         ignore_conflicts=True,
     )
-    return new_ids
+    return [stored[a.canonical_url] for a in new_articles if a.canonical_url in stored]
 
 
 # --- Extraction ------------------------------------------------------------------------
@@ -348,37 +328,21 @@ def articles_extract(*, articles: Iterable[Article]) -> dict[str, int]:
     store the outcomes in small batches (one round trip per batch, not per article)."""
     articles = list(articles)
     counts = Counter[str]()
-    since = timezone.now() - NEAR_DUPLICATE_WINDOW
-    known = FingerprintIndex(
-        Article.objects.filter(
-            extraction_status=Article.Extraction.OK,
-            duplicate_of__isnull=True,
-            fingerprint__isnull=False,
-            created_at__gte=since,
-        ).values_list("pk", "fingerprint")
-    )
-    sources_of: dict[int, list[int]] = {}
-    links = Article.sources.through.objects.filter(article_id__in=[a.pk for a in articles])
-    for article_id, source_id in links.values_list("article_id", "source_id"):
-        sources_of.setdefault(article_id, []).append(source_id)
     done: list[Article] = []
     for article, page in _in_threads(_page_fetch, articles):
         try:
-            article_apply_extraction(article=article, page=page, known_fingerprints=known)
+            article_apply_extraction(article=article, page=page)
         except Exception:
             # One page that trips a bug must not stop the run (and its ResearchRuns).
             logger.exception("unexpected error extracting article %s", article.pk)
             internal = FetchError(ErrorKind.INTERNAL, "unexpected error while extracting")
-            article_apply_extraction(article=article, page=internal, known_fingerprints=known)
+            article_apply_extraction(article=article, page=internal)
         counts[article.extraction_status] += 1
-        counts["duplicates"] += 1 if article.duplicate_of_id else 0
         done.append(article)
         if len(done) >= WRITE_BATCH:
-            _articles_save(done, sources_of=sources_of)
+            _articles_save(done)
             done = []
-    _articles_save(done, sources_of=sources_of)
-    if not counts["duplicates"]:
-        del counts["duplicates"]
+    _articles_save(done)
     return dict(counts)
 
 
@@ -393,14 +357,11 @@ def _page_fetch(article: Article) -> tuple[Article, FetchResult | FetchError]:
         return article, FetchError(ErrorKind.INTERNAL, "unexpected error while fetching")
 
 
-def article_apply_extraction(
-    *, article: Article, page: FetchResult | FetchError, known_fingerprints: FingerprintIndex
-) -> Article:
-    """Set what extraction made of one fetched page on the article (not saved), and mark it
-    a duplicate if it is one.
+def article_apply_extraction(*, article: Article, page: FetchResult | FetchError) -> Article:
+    """Set what extraction made of one fetched page on the article (not saved).
 
-    ``known_fingerprints`` indexes recent usable stories; a new usable story is added so
-    the rest of the batch is compared with it too.
+    Near-duplicates are not linked here: which copy of a story an account drafts from is
+    decided among the pages its own feeds delivered (``articles_usable_for_account``).
     """
     article.fetched_at = timezone.now()
     if isinstance(page, FetchError):
@@ -413,14 +374,12 @@ def article_apply_extraction(
     article.extraction_status = extraction.status
     article.extraction_error = extraction.error[:500]
     article.text = extraction.text
-    article.title = article.title or extraction.title
-    article.author = article.author or extraction.author
-    article.published_at = article.published_at or extraction.published_at
+    # The page's own words only: a feed's title for it is that feed's delivery.
+    article.title = extraction.title
+    article.author = extraction.author
+    article.published_at = extraction.published_at
     article.lead_image_url = extraction.lead_image_url
     article.fingerprint = fingerprint(extraction.text) if extraction.status == Article.Extraction.OK else None
-    article.duplicate_of_id = _original_of(article, final_url=page.url, known_fingerprints=known_fingerprints)
-    if article.duplicate_of_id is None and article.fingerprint is not None:
-        known_fingerprints.add(article.pk, article.fingerprint)
     return article
 
 
@@ -434,12 +393,11 @@ _EXTRACTION_FIELDS = [
     "published_at",
     "lead_image_url",
     "fingerprint",
-    "duplicate_of_id",
 ]
 
 
 @transaction.atomic
-def _articles_save(articles: list[Article], *, sources_of: dict[int, list[int]]) -> None:
+def _articles_save(articles: list[Article]) -> None:
     if not articles:
         return
     # One prepared UPDATE sent with executemany: bulk_update's CASE/WHEN over ten columns,
@@ -455,28 +413,6 @@ def _articles_save(articles: list[Article], *, sources_of: dict[int, list[int]])
     ]
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
-    # One story, many sources: whoever subscribes to a duplicate's outlet reaches the original.
-    Article.sources.through.objects.bulk_create(
-        [
-            Article.sources.through(article_id=article.duplicate_of_id, source_id=source_id)
-            for article in articles
-            if article.duplicate_of_id
-            for source_id in sources_of.get(article.pk, [])
-        ],
-        ignore_conflicts=True,
-    )
-
-
-def _original_of(article: Article, *, final_url: str, known_fingerprints: FingerprintIndex) -> int | None:
-    final = canonical_url(final_url)
-    if final != article.canonical_url:
-        # The feed's link redirected to a page we already have under its own URL.
-        original = Article.objects.filter(canonical_url=final).exclude(pk=article.pk).values_list("pk", flat=True)
-        if original:
-            return original[0]
-    if article.fingerprint is None:
-        return None
-    return known_fingerprints.find(article.fingerprint, exclude=article.pk)
 
 
 def _in_threads[T, R](work: Callable[[T], R], items: list[T], *, ahead: int | None = None) -> Iterator[R]:
