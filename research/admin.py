@@ -11,6 +11,8 @@ class SubscriptionInline(admin.TabularInline):
     model = Subscription
     extra = 0
     raw_id_fields = ["account"]
+    fields = ["account", "title", "created_at"]
+    readonly_fields = ["created_at"]
 
 
 @admin.register(Source)
@@ -45,10 +47,10 @@ class SourceAdmin(admin.ModelAdmin):
 
 @admin.register(Subscription)
 class SubscriptionAdmin(admin.ModelAdmin):
-    list_display = ["account", "source", "created_at"]
+    list_display = ["account", "title", "source", "created_at"]
     list_select_related = ["account", "source"]
     raw_id_fields = ["account", "source"]
-    search_fields = ["account__slug", "source__url"]
+    search_fields = ["account__slug", "source__url", "title"]
 
 
 class DeliveryInline(admin.TabularInline):

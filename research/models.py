@@ -28,6 +28,8 @@ class Source(models.Model):
     """One feed URL, fetched once per run however many accounts subscribe to it."""
 
     url = models.URLField(max_length=2000, unique=True)
+    # The feed's own channel title, as last read; a subscriber's name for the feed is its
+    # Subscription's title, shown to that subscriber only.
     title = models.CharField(max_length=300, blank=True)
     # Blank for an account's custom feed; an industry name for a preset source.
     industry = models.CharField(max_length=80, blank=True, db_index=True)
@@ -53,6 +55,8 @@ class Source(models.Model):
 class Subscription(models.Model):
     account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="subscriptions")
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="subscriptions")
+    # What this subscriber calls the feed (optional): never shown to another subscriber.
+    title = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import CharField, Count, F, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, NullIf
 
 from posting.models import Account
 from research.dedupe import distinct_stories
@@ -59,7 +59,21 @@ def usable_article_counts(*, account_ids: list[int], since: datetime) -> dict[in
 
 
 def sources_for_account(*, account: Account) -> QuerySet[Source]:
-    return Source.objects.filter(subscriptions__account=account).order_by("title", "url")
+    """The account's sources, each with ``label``: the account's own name for it, else the
+    feed's own title, else its URL (never another subscriber's name)."""
+    own_title = Subscription.objects.filter(account=account, source=OuterRef("pk")).values("title")[:1]
+    return (
+        Source.objects.filter(subscriptions__account=account)
+        .annotate(
+            label=Coalesce(
+                NullIf(Subquery(own_title), Value("")),
+                NullIf(F("title"), Value("")),
+                F("url"),
+                output_field=CharField(),
+            )
+        )
+        .order_by("label", "url")
+    )
 
 
 def research_run_latest(*, account: Account) -> ResearchRun | None:

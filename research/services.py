@@ -45,17 +45,23 @@ WRITE_BATCH = 25
 
 @transaction.atomic
 def source_subscribe(*, account: Account, url: str, title: str = "") -> Source:
-    """Subscribe the account to a feed URL (http/https only), creating the Source once."""
+    """Subscribe the account to a feed URL (http/https only), creating the Source once.
+
+    ``title`` is this account's own name for the feed; a new one replaces the old, an
+    empty one keeps it. The shared Source only ever takes the feed's own title.
+    """
     url = url.strip()
     try:
         parse_target(url)
     except FetchError as exc:
         raise InvalidSourceUrl(exc.detail) from exc
-    source, created = Source.objects.get_or_create(url=url, defaults={"title": title.strip()[:300]})
-    if not created and title and not source.title:
-        Source.objects.filter(pk=source.pk, title="").update(title=title.strip()[:300])
-        source.refresh_from_db()
-    Subscription.objects.get_or_create(account=account, source=source)
+    title = title.strip()[:300]
+    source, _created = Source.objects.get_or_create(url=url)
+    subscription, created = Subscription.objects.get_or_create(
+        account=account, source=source, defaults={"title": title}
+    )
+    if not created and title and subscription.title != title:
+        Subscription.objects.filter(pk=subscription.pk).update(title=title)
     return source
 
 
@@ -265,8 +271,9 @@ def source_record_fetch(*, source: Source, fetched: FeedFetch) -> SourceOutcome:
     new_ids = _articles_store(source=source, feed=feed)
     if feed.recovered:
         health["last_error_detail"] = f"feed is not well-formed XML; {len(feed.entries)} entries recovered"
-    if feed.title and not source.title:
-        health["title"] = feed.title
+    if feed.title:
+        # The feed's own name, refreshed each read; subscribers' names are their own.
+        health["title"] = feed.title[:300]
     Source.objects.filter(pk=source.pk).update(
         **health, items_last_run=len(feed.entries), new_articles_last_run=len(new_ids)
     )

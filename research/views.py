@@ -61,7 +61,8 @@ def source_add(request: HttpRequest, account: Account) -> HttpResponse:
     except InvalidSourceUrl as exc:
         messages.error(request, f"That feed URL cannot be used: {exc}.")
     else:
-        messages.success(request, f"Subscribed to {source}. It is fetched in the next research run.")
+        name = form.cleaned_data["title"] or source.url
+        messages.success(request, f"Subscribed to {name}. It is fetched in the next research run.")
     return redirect("research:sources", slug=account.slug)
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.urls import reverse
 
 from research import services
 from research.dedupe import fingerprint, is_near_duplicate
-from research.models import Article, Delivery
-from research.selectors import articles_usable_for_account
+from research.models import Article, Delivery, Source
+from research.selectors import articles_usable_for_account, sources_for_account
 from tests import factories
 
 ARTICLES = Path(__file__).resolve().parents[2] / "demo" / "articles"
@@ -110,3 +111,25 @@ def test_the_fingerprint_covers_the_whole_text() -> None:
     appended = " ".join(f"added{i} tail{i * 7} text{i * 13}" for i in range(700))
 
     assert not is_near_duplicate(fingerprint(start), fingerprint(f"{start} {appended}"))
+
+
+def test_a_subscribers_label_for_a_shared_feed_is_shown_to_that_subscriber_only(
+    account, other_account, member_client, other_member, client
+) -> None:
+    # given another customer who subscribed first, naming the feed with a private label
+    services.source_subscribe(account=other_account, url="https://shared.example/feed", title="Rival's secret list")
+
+    # when this account subscribes to the same feed with its own label, and a third label-less
+    services.source_subscribe(account=account, url="https://shared.example/feed", title="Industry news")
+    third = factories.account_create(name="Third", slug="third")
+    services.source_subscribe(account=third, url="https://shared.example/feed")
+
+    # then each subscriber sees its own label (or the feed's URL), never another's
+    page = member_client.get(reverse("research:sources", kwargs={"slug": account.slug})).content.decode()
+    assert "Industry news" in page and "Rival" not in page
+    client.force_login(other_member)
+    page = client.get(reverse("research:sources", kwargs={"slug": other_account.slug})).content.decode()
+    assert "Rival&#x27;s secret list" in page and "Industry news" not in page
+    (source,) = sources_for_account(account=third)
+    assert source.label == "https://shared.example/feed"
+    assert Source.objects.get().title == ""

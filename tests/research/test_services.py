@@ -261,8 +261,9 @@ def test_subscribing_validates_the_url_and_is_idempotent(account) -> None:
     first = services.source_subscribe(account=account, url="https://example.org/feed", title="Example")
     again = services.source_subscribe(account=account, url=" https://example.org/feed ")
 
-    assert first == again and again.title == "Example"
-    assert Subscription.objects.filter(account=account).count() == 1
+    assert first == again
+    (subscription,) = Subscription.objects.filter(account=account)
+    assert subscription.title == "Example"
 
 
 def test_opml_import_subscribes_to_every_usable_feed(account) -> None:
