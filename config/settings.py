@@ -282,3 +282,8 @@ if SENTRY_DSN:
         environment=env_str("SENTRY_ENVIRONMENT", "production"),
         traces_sample_rate=env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0),
     )
+
+# --- Research isolation between customers (issue 13) ---------------------------------
+# Feeds larger than this are refused before parsing: the lenient feed parser holds the
+# whole document and costs seconds of CPU per MiB, so one hostile feed must stay small.
+RESEARCH_FEED_PARSE_MAX_BYTES = env_int("RESEARCH_FEED_PARSE_MAX_BYTES", 2 * 1024 * 1024)
