@@ -287,3 +287,21 @@ if SENTRY_DSN:
 # Feeds larger than this are refused before parsing: the lenient feed parser holds the
 # whole document and costs seconds of CPU per MiB, so one hostile feed must stay small.
 RESEARCH_FEED_PARSE_MAX_BYTES = env_int("RESEARCH_FEED_PARSE_MAX_BYTES", 2 * 1024 * 1024)
+
+# Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).
+# Each of the username and the address is locked on its own after AXES_FAILURE_LIMIT
+# failures, so guessing one user's password from many addresses, or many users' from one
+# address, is stopped, while everyone else signs in as usual.
+INSTALLED_APPS += ["axes"]
+# Last, as django-axes asks: it turns a lockout raised during sign-in into the response.
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10)
+# Hours a lock lasts (django-axes takes a number of hours).
+AXES_COOLOFF_TIME = env_float("AXES_COOLOFF_HOURS", 0.5)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "posting.signin.client_address"
+# Attempts are logged without the password; failed usernames may be typos of passwords.
+AXES_VERBOSE = False
