@@ -287,6 +287,8 @@ if SENTRY_DSN:
 # Feeds larger than this are refused before parsing: the lenient feed parser holds the
 # whole document and costs seconds of CPU per MiB, so one hostile feed must stay small.
 RESEARCH_FEED_PARSE_MAX_BYTES = env_int("RESEARCH_FEED_PARSE_MAX_BYTES", 2 * 1024 * 1024)
+# Sources one account may follow: each is fetched for it every night, on a shared fetcher.
+RESEARCH_MAX_SOURCES_PER_ACCOUNT = env_int("RESEARCH_MAX_SOURCES_PER_ACCOUNT", 50)
 
 # Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).
 # Each of the username and the address is locked on its own after AXES_FAILURE_LIMIT

@@ -22,7 +22,7 @@ from django.utils import timezone
 from posting.models import Account
 from research import industries
 from research.dedupe import canonical_url, fingerprint
-from research.errors import FeedParseError, FetchError, InvalidSourceUrl
+from research.errors import FeedParseError, FetchError, InvalidSourceUrl, SourceLimitReached
 from research.extract import article_extract_bytes
 from research.feeds import MAX_URL_CHARS, ParsedFeed, feed_parse, opml_parse
 from research.fetch import FetchResult, Purpose, fetch_url, parse_target
@@ -56,6 +56,15 @@ def source_subscribe(*, account: Account, url: str, title: str = "") -> Source:
     except FetchError as exc:
         raise InvalidSourceUrl(exc.detail) from exc
     title = title.strip()[:300]
+    existing = Subscription.objects.filter(account=account, source__url=url).first()
+    if existing is None:
+        # Locking the account row makes concurrent subscribes count one after another.
+        Account.objects.select_for_update().filter(pk=account.pk).first()
+        limit = settings.RESEARCH_MAX_SOURCES_PER_ACCOUNT
+        if Subscription.objects.filter(account=account).count() >= limit:
+            raise SourceLimitReached(
+                f"this account already follows {limit} sources, the most one account may; unsubscribe from one first"
+            )
     source, _created = Source.objects.get_or_create(url=url)
     subscription, created = Subscription.objects.get_or_create(
         account=account, source=source, defaults={"title": title}
@@ -97,7 +106,7 @@ def sources_import_opml(*, account: Account, opml: bytes) -> OpmlImport:
     for feed in opml_parse(opml):
         try:
             subscribed.append(source_subscribe(account=account, url=feed.url, title=feed.title))
-        except InvalidSourceUrl as exc:
+        except (InvalidSourceUrl, SourceLimitReached) as exc:
             rejected.append((feed.url[:200], str(exc)))
     return OpmlImport(subscribed=subscribed, rejected=rejected)
 

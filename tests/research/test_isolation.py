@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from research import services
 from research.dedupe import fingerprint, is_near_duplicate
+from research.errors import SourceLimitReached
 from research.models import Article, Delivery, Source
 from research.selectors import articles_usable_for_account, sources_for_account
 from tests import factories
@@ -133,3 +134,27 @@ def test_a_subscribers_label_for_a_shared_feed_is_shown_to_that_subscriber_only(
     (source,) = sources_for_account(account=third)
     assert source.label == "https://shared.example/feed"
     assert Source.objects.get().title == ""
+
+
+def test_an_account_may_follow_only_so_many_sources(account, member_client, settings) -> None:
+    settings.RESEARCH_MAX_SOURCES_PER_ACCOUNT = 3
+    for n in range(3):
+        services.source_subscribe(account=account, url=f"https://feeds.example/{n}")
+
+    # a fourth is refused with a clear error, re-subscribing to a followed one is not
+    with pytest.raises(SourceLimitReached, match="already follows 3 sources"):
+        services.source_subscribe(account=account, url="https://feeds.example/3")
+    services.source_subscribe(account=account, url="https://feeds.example/0", title="Renamed")
+    # an OPML import stops at the cap and says why for the rest
+    opml = b'<opml version="2.0"><body><outline text="x" xmlUrl="https://feeds.example/4"/></body></opml>'
+    result = services.sources_import_opml(account=account, opml=opml)
+    assert result.subscribed == [] and "already follows 3 sources" in result.rejected[0][1]
+    # and the page says so too
+    member_client.get(reverse("research:sources", kwargs={"slug": account.slug}))
+    response = member_client.post(
+        reverse("research:source-add", kwargs={"slug": account.slug}),
+        {"url": "https://feeds.example/5", "csrfmiddlewaretoken": member_client.cookies["csrftoken"].value},
+        follow=True,
+    )
+    assert "already follows 3 sources" in response.content.decode()
+    assert account.subscriptions.count() == 3
