@@ -289,6 +289,11 @@ if SENTRY_DSN:
 RESEARCH_FEED_PARSE_MAX_BYTES = env_int("RESEARCH_FEED_PARSE_MAX_BYTES", 2 * 1024 * 1024)
 # Sources one account may follow: each is fetched for it every night, on a shared fetcher.
 RESEARCH_MAX_SOURCES_PER_ACCOUNT = env_int("RESEARCH_MAX_SOURCES_PER_ACCOUNT", 50)
+# The night fans out as one task per feed (research.source_research), each under its own
+# limit: one feed and its at most RESEARCH_MAX_ARTICLES_PER_FEED pages. Runs still open at
+# the night's deadline are closed as they stand (unread feeds count as timeouts).
+RESEARCH_SOURCE_TASK_SOFT_LIMIT_S = env_int("RESEARCH_SOURCE_TASK_SOFT_LIMIT_S", 120)
+RESEARCH_NIGHT_DEADLINE_S = env_int("RESEARCH_NIGHT_DEADLINE_S", 1800)
 
 # Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).
 # Each of the username and the address is locked on its own after AXES_FAILURE_LIMIT

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import islice
 
 from django.conf import settings
@@ -128,6 +129,140 @@ def research_run_for_account(*, account: Account) -> ResearchRun:
     """The same pass for one account's sources only (onboarding, "refresh now")."""
     runs, _totals = _research_run([account])
     return runs[0]
+
+
+# --- The night, fanned out --------------------------------------------------------------
+#
+# The cron job starts the night with ``research_night_dispatch``: one unfinished ResearchRun
+# per account, then one task per subscribed feed (``research.source_research``), each with
+# its own time limits, fetching that feed and extracting the pages it brought. A tarpit
+# feed holds one task (and so one worker slot) for at most its own limit; every other
+# feed's task runs beside it. An account's run is finished as soon as each of its feeds
+# is recorded and its new pages extracted, or by ``research_runs_finish(force=True)`` at the
+# night's deadline, counting a feed not read by then as a timeout. With eager tasks (the
+# embedded default) the same calls run inline, one feed after another.
+
+
+def research_night_dispatch() -> dict[str, int]:
+    """Open this night's ResearchRuns and queue one bounded task per subscribed feed."""
+    from research import tasks
+
+    # A run left open by an earlier night (a lost task) is closed with what it has.
+    research_runs_finish(force=True)
+    accounts = list(Account.objects.filter(paused=False).order_by("pk"))
+    started = timezone.now()
+    runs = ResearchRun.objects.bulk_create([ResearchRun(account=account) for account in accounts], batch_size=1000)
+    ResearchRun.objects.filter(pk__in=[run.pk for run in runs]).update(started_at=started)
+    source_ids = sorted(
+        set(Subscription.objects.filter(account__in=accounts).values_list("source_id", flat=True).distinct())
+    )
+
+    def enqueue() -> None:
+        for source_id in source_ids:
+            tasks.source_research_task.delay(source_id)
+        # The night's deadline: whatever is not finished by then is closed as it stands.
+        tasks.research_runs_finish_task.apply_async(
+            kwargs={"force": True}, countdown=settings.RESEARCH_NIGHT_DEADLINE_S
+        )
+
+    # Queued once the runs are committed, so a fast worker finds them.
+    transaction.on_commit(enqueue)
+    # Accounts that follow nothing are finished (and starved) at once.
+    finished = research_runs_finish()
+    return {"accounts": len(accounts), "sources": len(source_ids), "runs_finished_at_once": finished}
+
+
+def source_research(*, source_id: int) -> SourceOutcome | None:
+    """Read one feed and extract the pages it brought, then finish the runs it completes."""
+    source = Source.objects.filter(pk=source_id).first()
+    if source is None:
+        return None  # unsubscribed and deleted since the night was dispatched
+    touched = {source_id}
+    try:
+        (outcome,) = sources_fetch(sources=[source])
+        # Other feeds may list the pages this one brought: their subscribers' runs wait for
+        # these pages too.
+        touched.update(
+            Delivery.objects.filter(article_id__in=outcome.new_article_ids).values_list("source_id", flat=True)
+        )
+        for start in range(0, len(outcome.new_article_ids), EXTRACT_BATCH):
+            batch = Article.objects.filter(
+                pk__in=outcome.new_article_ids[start : start + EXTRACT_BATCH],
+                extraction_status=Article.Extraction.PENDING,
+            )
+            articles_extract(articles=batch.order_by("pk"))
+    finally:
+        # Even a task stopped by its time limit lets its accounts' runs finish; pages it
+        # left pending are taken by the extraction sweep.
+        research_runs_finish(source_ids=sorted(touched))
+    return outcome
+
+
+def research_runs_finish(*, source_ids: list[int] | None = None, force: bool = False) -> int:
+    """Finish the open ResearchRuns whose feeds are all read and extracted (only those of
+    subscribers to ``source_ids`` when given); with ``force``, every open run as it stands."""
+    now = timezone.now()
+    with transaction.atomic():
+        runs = ResearchRun.objects.filter(finished_at__isnull=True)
+        if source_ids is not None:
+            runs = runs.filter(
+                account_id__in=Subscription.objects.filter(source_id__in=source_ids).values("account_id")
+            )
+        # Two feeds of one account finishing at once: one of them closes the run.
+        runs = list(runs.select_for_update(skip_locked=True, of=("self",)).order_by("pk"))
+        if not runs:
+            return 0
+        account_ids = [run.account_id for run in runs]
+        subscribed: dict[int, list[int]] = {}
+        for account_id, sid in Subscription.objects.filter(account_id__in=account_ids).values_list(
+            "account_id", "source_id"
+        ):
+            subscribed.setdefault(account_id, []).append(sid)
+        sources = Source.objects.in_bulk({sid for ids in subscribed.values() for sid in ids})
+        done = []
+        for run in runs:
+            mine = [sources[sid] for sid in subscribed.get(run.account_id, []) if sid in sources]
+            read = [s for s in mine if s.last_fetched_at and s.last_fetched_at >= run.started_at]
+            pending = Article.objects.filter(
+                deliveries__source__in=mine,
+                created_at__gte=run.started_at,
+                extraction_status=Article.Extraction.PENDING,
+            )
+            if not force and (len(read) < len(mine) or pending.exists()):
+                continue
+            failed = [s for s in read if s.last_error_kind]
+            error_kinds = Counter(s.last_error_kind for s in failed)
+            # A feed still unread at the deadline cost its subscribers this night: a timeout.
+            unread = len(mine) - len(read)
+            if unread:
+                error_kinds[ErrorKind.TIMEOUT] += unread
+            run.feeds_subscribed = len(mine)
+            run.feeds_failed = len(failed) + unread
+            run.feeds_not_modified = sum(1 for s in read if not s.last_error_kind and s.last_status == 304)
+            run.feeds_fetched = len(read) - len(failed) - run.feeds_not_modified
+            run.error_kinds = dict(error_kinds)
+            run.new_articles = Article.objects.filter(source__in=mine, created_at__gte=run.started_at).count()
+            run.finished_at = now
+            done.append(run)
+        usable_by_start: dict[datetime, list[ResearchRun]] = {}
+        for run in done:
+            usable_by_start.setdefault(run.started_at, []).append(run)
+        for started, group in usable_by_start.items():
+            usable = usable_article_counts(account_ids=[run.account_id for run in group], since=started)
+            for run in group:
+                run.usable_articles = usable.get(run.account_id, 0)
+        fields = [
+            "feeds_subscribed",
+            "feeds_failed",
+            "feeds_not_modified",
+            "feeds_fetched",
+            "error_kinds",
+            "new_articles",
+            "usable_articles",
+            "finished_at",
+        ]
+        ResearchRun.objects.bulk_update(done, fields, batch_size=500)
+    return len(done)
 
 
 def _research_run(accounts: list[Account]) -> tuple[list[ResearchRun], dict[str, int]]:
