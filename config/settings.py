@@ -294,6 +294,11 @@ RESEARCH_MAX_SOURCES_PER_ACCOUNT = env_int("RESEARCH_MAX_SOURCES_PER_ACCOUNT", 5
 # the night's deadline are closed as they stand (unread feeds count as timeouts).
 RESEARCH_SOURCE_TASK_SOFT_LIMIT_S = env_int("RESEARCH_SOURCE_TASK_SOFT_LIMIT_S", 120)
 RESEARCH_NIGHT_DEADLINE_S = env_int("RESEARCH_NIGHT_DEADLINE_S", 1800)
+# Per-host politeness shared by every worker process (Redis); empty keeps it per process
+# (the embedded default). REDIS_URL, else the Celery broker when that is Redis.
+RESEARCH_POLITENESS_REDIS_URL = env_str(
+    "REDIS_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
+)
 
 # Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).
 # Each of the username and the address is locked on its own after AXES_FAILURE_LIMIT
