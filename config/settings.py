@@ -294,6 +294,9 @@ RESEARCH_MAX_SOURCES_PER_ACCOUNT = env_int("RESEARCH_MAX_SOURCES_PER_ACCOUNT", 5
 # the night's deadline are closed as they stand (unread feeds count as timeouts).
 RESEARCH_SOURCE_TASK_SOFT_LIMIT_S = env_int("RESEARCH_SOURCE_TASK_SOFT_LIMIT_S", 120)
 RESEARCH_NIGHT_DEADLINE_S = env_int("RESEARCH_NIGHT_DEADLINE_S", 1800)
+# Seconds of feed and page fetching one account's feeds may cost per night (each feed
+# costs what it took last night); feeds past it wait, cheapest are read first.
+RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT = env_int("RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT", 600)
 # Per-host politeness shared by every worker process (Redis); empty keeps it per process
 # (the embedded default). REDIS_URL, else the Celery broker when that is Redis.
 RESEARCH_POLITENESS_REDIS_URL = env_str(

@@ -43,6 +43,9 @@ class Source(models.Model):
     last_error_detail = models.CharField(max_length=500, blank=True)
     items_last_run = models.PositiveIntegerField(default=0)
     new_articles_last_run = models.PositiveIntegerField(default=0)
+    # Seconds the last night's task for this feed spent (feed and its pages): what reading
+    # it costs each subscriber's nightly fetch budget.
+    fetch_seconds_last_run = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -145,6 +148,8 @@ class ResearchRun(models.Model):
     new_articles = models.PositiveIntegerField(default=0)
     usable_articles = models.PositiveIntegerField(default=0)
     feeds_subscribed = models.PositiveIntegerField(default=0)
+    # Feeds not read this night because the account's fetch budget was spent on its others.
+    skipped_source_ids = models.JSONField(default=list, blank=True)
     # {"timeout": 2, "blocked": 1}: why feeds failed this run, for the operator at a glance.
     error_kinds = models.JSONField(default=dict, blank=True)
 

@@ -8,6 +8,7 @@ exactly one database connection.
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -151,11 +152,19 @@ def research_night_dispatch() -> dict[str, int]:
     research_runs_finish(force=True)
     accounts = list(Account.objects.filter(paused=False).order_by("pk"))
     started = timezone.now()
-    runs = ResearchRun.objects.bulk_create([ResearchRun(account=account) for account in accounts], batch_size=1000)
-    ResearchRun.objects.filter(pk__in=[run.pk for run in runs]).update(started_at=started)
-    source_ids = sorted(
-        set(Subscription.objects.filter(account__in=accounts).values_list("source_id", flat=True).distinct())
+    budgeted = _sources_within_budget(account_ids=[account.pk for account in accounts])
+    source_ids = sorted({source_id for affordable, _skipped in budgeted.values() for source_id in affordable})
+    runs = ResearchRun.objects.bulk_create(
+        [
+            ResearchRun(
+                account=account,
+                skipped_source_ids=sorted(set(budgeted.get(account.pk, ([], []))[1]) - set(source_ids)),
+            )
+            for account in accounts
+        ],
+        batch_size=1000,
     )
+    ResearchRun.objects.filter(pk__in=[run.pk for run in runs]).update(started_at=started)
 
     def enqueue() -> None:
         for source_id in source_ids:
@@ -169,7 +178,39 @@ def research_night_dispatch() -> dict[str, int]:
     transaction.on_commit(enqueue)
     # Accounts that follow nothing are finished (and starved) at once.
     finished = research_runs_finish()
-    return {"accounts": len(accounts), "sources": len(source_ids), "runs_finished_at_once": finished}
+    return {
+        "accounts": len(accounts),
+        "sources": len(source_ids),
+        "runs_finished_at_once": finished,
+        "feeds_over_budget": sum(1 for run in runs if run.skipped_source_ids),
+    }
+
+
+def _sources_within_budget(*, account_ids: list[int]) -> dict[int, tuple[list[int], list[int]]]:
+    """Per account, the feeds its nightly fetch budget affords and the ones it does not.
+
+    Each feed costs what its task took last night; an account's feeds are taken cheapest
+    first until RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT is spent, so a customer's slow or
+    hostile feeds use up that customer's budget, and its quick feeds are still read. A feed
+    is read if any subscriber affords it (its cost is then already paid).
+    """
+    budget = float(settings.RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT)
+    rows = (
+        Subscription.objects.filter(account_id__in=account_ids)
+        .order_by("account_id", "source__fetch_seconds_last_run", "source_id")
+        .values_list("account_id", "source_id", "source__fetch_seconds_last_run")
+    )
+    plans: dict[int, tuple[list[int], list[int]]] = {}
+    spent: dict[int, float] = {}
+    for account_id, source_id, cost in rows:
+        affordable, skipped = plans.setdefault(account_id, ([], []))
+        # The first feed is always read: a budget never leaves an account with nothing.
+        if affordable and spent.get(account_id, 0.0) + cost > budget:
+            skipped.append(source_id)
+            continue
+        spent[account_id] = spent.get(account_id, 0.0) + cost
+        affordable.append(source_id)
+    return plans
 
 
 def source_research(*, source_id: int) -> SourceOutcome | None:
@@ -178,6 +219,7 @@ def source_research(*, source_id: int) -> SourceOutcome | None:
     if source is None:
         return None  # unsubscribed and deleted since the night was dispatched
     touched = {source_id}
+    began = time.monotonic()
     try:
         (outcome,) = sources_fetch(sources=[source])
         # Other feeds may list the pages this one brought: their subscribers' runs wait for
@@ -192,6 +234,7 @@ def source_research(*, source_id: int) -> SourceOutcome | None:
             )
             articles_extract(articles=batch.order_by("pk"))
     finally:
+        Source.objects.filter(pk=source_id).update(fetch_seconds_last_run=round(time.monotonic() - began, 3))
         # Even a task stopped by its time limit lets its accounts' runs finish; pages it
         # left pending are taken by the extraction sweep.
         research_runs_finish(source_ids=sorted(touched))
@@ -221,7 +264,8 @@ def research_runs_finish(*, source_ids: list[int] | None = None, force: bool = F
         sources = Source.objects.in_bulk({sid for ids in subscribed.values() for sid in ids})
         done = []
         for run in runs:
-            mine = [sources[sid] for sid in subscribed.get(run.account_id, []) if sid in sources]
+            skipped = set(run.skipped_source_ids)
+            mine = [sources[sid] for sid in subscribed.get(run.account_id, []) if sid in sources and sid not in skipped]
             read = [s for s in mine if s.last_fetched_at and s.last_fetched_at >= run.started_at]
             pending = Article.objects.filter(
                 deliveries__source__in=mine,
@@ -236,8 +280,10 @@ def research_runs_finish(*, source_ids: list[int] | None = None, force: bool = F
             unread = len(mine) - len(read)
             if unread:
                 error_kinds[ErrorKind.TIMEOUT] += unread
-            run.feeds_subscribed = len(mine)
-            run.feeds_failed = len(failed) + unread
+            if skipped:
+                error_kinds["over_budget"] += len(skipped)
+            run.feeds_subscribed = len(mine) + len(skipped)
+            run.feeds_failed = len(failed) + unread + len(skipped)
             run.feeds_not_modified = sum(1 for s in read if not s.last_error_kind and s.last_status == 304)
             run.feeds_fetched = len(read) - len(failed) - run.feeds_not_modified
             run.error_kinds = dict(error_kinds)

@@ -10,7 +10,7 @@ import pytest
 from config.celery_app import app as celery_app
 from research import services
 from research.demo import ATOM_PATH, RSS_PATH
-from research.models import ErrorKind, ResearchRun
+from research.models import ErrorKind, ResearchRun, Source
 from tests import factories
 from tests.research import servers
 from tests.worker import WorkerProcess, wait_until, worker_env
@@ -122,3 +122,37 @@ def test_a_tarpit_feed_costs_its_own_subscriber_and_nobody_else(two_workers, dem
     assert (mine.finished_at - mine.started_at).total_seconds() < (
         theirs.finished_at - theirs.started_at
     ).total_seconds()
+
+
+@pytest.mark.django_db
+def test_an_accounts_slow_feeds_spend_its_own_nightly_fetch_budget(
+    demo_site, hostile, eager_tasks, django_capture_on_commit_callbacks, settings
+) -> None:
+    # given an account whose own feed took 100 s last night next to a quick demo feed, and
+    # another customer following only that demo feed
+    settings.RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT = 30
+    hostile.behaviours["/feed"] = servers.static(200, servers.rss([("a", f"{hostile.base_url}/a")]), "text/xml")
+    owner = factories.account_create(name="Owner", slug="owner")
+    other = factories.account_create(name="Other", slug="other")
+    slow = services.source_subscribe(account=owner, url=f"{hostile.base_url}/feed")
+    quick = services.source_subscribe(account=owner, url=f"{demo_site.base_url}{RSS_PATH}")
+    services.source_subscribe(account=other, url=f"{demo_site.base_url}{RSS_PATH}")
+    Source.objects.filter(pk=slow.pk).update(fetch_seconds_last_run=100.0)
+    Source.objects.filter(pk=quick.pk).update(fetch_seconds_last_run=2.0)
+
+    # when the night runs
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = services.research_night_dispatch()
+
+    # then the slow feed waits (its subscriber's budget is spent), the quick one is read
+    assert counts["sources"] == 1 and counts["feeds_over_budget"] == 1
+    assert hostile.hits == [] and demo_site.count(RSS_PATH) == 1
+    mine = ResearchRun.objects.get(account=owner)
+    assert mine.finished_at and mine.skipped_source_ids == [slow.pk]
+    assert (mine.feeds_subscribed, mine.feeds_fetched, mine.feeds_failed) == (2, 1, 1)
+    assert mine.error_kinds == {"over_budget": 1} and mine.usable_articles == 12
+    theirs = ResearchRun.objects.get(account=other)
+    assert (theirs.feeds_failed, theirs.usable_articles) == (0, 12)
+    # and each read feed's cost is recorded for tomorrow's budget
+    quick.refresh_from_db()
+    assert 0 < quick.fetch_seconds_last_run < 30
