@@ -165,6 +165,10 @@ def research_night_dispatch() -> dict[str, int]:
         batch_size=1000,
     )
     ResearchRun.objects.filter(pk__in=[run.pk for run in runs]).update(started_at=started)
+    # A feed that waits has its cost halved, so it is tried again within a few nights (and
+    # measured afresh) rather than waiting forever on one bad night's figure.
+    waiting = {source_id for run in runs for source_id in run.skipped_source_ids}
+    Source.objects.filter(pk__in=waiting).update(fetch_seconds_last_run=F("fetch_seconds_last_run") / 2)
 
     def enqueue() -> None:
         for source_id in source_ids:

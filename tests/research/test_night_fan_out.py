@@ -153,6 +153,7 @@ def test_an_accounts_slow_feeds_spend_its_own_nightly_fetch_budget(
     assert mine.error_kinds == {"over_budget": 1} and mine.usable_articles == 12
     theirs = ResearchRun.objects.get(account=other)
     assert (theirs.feeds_failed, theirs.usable_articles) == (0, 12)
-    # and each read feed's cost is recorded for tomorrow's budget
+    # and each read feed's cost is recorded for tomorrow's budget, a waiting one's halved
     quick.refresh_from_db()
-    assert 0 < quick.fetch_seconds_last_run < 30
+    slow.refresh_from_db()
+    assert 0 < quick.fetch_seconds_last_run < 30 and slow.fetch_seconds_last_run == 50.0
