@@ -375,3 +375,41 @@ if SENTRY_DSN:
         environment=env_str("SENTRY_ENVIRONMENT", "production"),
         traces_sample_rate=env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0),
     )
+
+# --- Research isolation between customers (issue 13) ---------------------------------
+# Feeds larger than this are refused before parsing: the lenient feed parser holds the
+# whole document and costs seconds of CPU per MiB, so one hostile feed must stay small.
+RESEARCH_FEED_PARSE_MAX_BYTES = env_int("RESEARCH_FEED_PARSE_MAX_BYTES", 2 * 1024 * 1024)
+# Sources one account may follow: each is fetched for it every night, on a shared fetcher.
+RESEARCH_MAX_SOURCES_PER_ACCOUNT = env_int("RESEARCH_MAX_SOURCES_PER_ACCOUNT", 50)
+# The night fans out as one task per feed (research.source_research), each under its own
+# limit: one feed and its at most RESEARCH_MAX_ARTICLES_PER_FEED pages. Runs still open at
+# the night's deadline are closed as they stand (unread feeds count as timeouts).
+RESEARCH_SOURCE_TASK_SOFT_LIMIT_S = env_int("RESEARCH_SOURCE_TASK_SOFT_LIMIT_S", 120)
+RESEARCH_NIGHT_DEADLINE_S = env_int("RESEARCH_NIGHT_DEADLINE_S", 1800)
+# Seconds of feed and page fetching one account's feeds may cost per night (each feed
+# costs what it took last night); feeds past it wait, cheapest are read first.
+RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT = env_int("RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT", 600)
+# Per-host politeness shared by every worker process (Redis); empty keeps it per process
+# (the embedded default). REDIS_URL, else the Celery broker when that is Redis.
+RESEARCH_POLITENESS_REDIS_URL = env_str(
+    "REDIS_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
+)
+
+# Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).
+# Each of the username and the address is locked on its own after AXES_FAILURE_LIMIT
+# failures, so guessing one user's password from many addresses, or many users' from one
+# address, is stopped, while everyone else signs in as usual.
+INSTALLED_APPS += ["axes"]
+# Last, as django-axes asks: it turns a lockout raised during sign-in into the response.
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10)
+# Hours a lock lasts (django-axes takes a number of hours).
+AXES_COOLOFF_TIME = env_float("AXES_COOLOFF_HOURS", 0.5)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "posting.signin.client_address"
+# Attempts are logged without the password; failed usernames may be typos of passwords.
+AXES_VERBOSE = False

@@ -74,7 +74,7 @@ def _hours(n: int) -> timedelta:
 
 JOBS: tuple[Job, ...] = (
     # Pipeline: research → extract → voice → compose → gate → digest → publish → reconcile.
-    Job("research_feeds", "research.services.research_run_all", _hours(3), _hours(1)),
+    Job("research_feeds", "research.services.research_night_dispatch", _hours(3), _hours(1)),
     Job("extract_articles", "research.services.articles_extract_pending", _minutes(15), _minutes(15)),
     Job("learn_voices", "posting.voice.services.voices_learn_pending", _hours(1), _minutes(30)),
     Job("compose_drafts", "posting.composer.services.drafts_compose_all", _hours(1), _minutes(30)),

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from research.models import Article, ResearchRun, Source, Subscription
+from research.models import Article, Delivery, ResearchRun, Source, Subscription
 
 
 class SubscriptionInline(admin.TabularInline):
     model = Subscription
     extra = 0
     raw_id_fields = ["account"]
+    fields = ["account", "title", "created_at"]
+    readonly_fields = ["created_at"]
 
 
 @admin.register(Source)
@@ -45,20 +47,29 @@ class SourceAdmin(admin.ModelAdmin):
 
 @admin.register(Subscription)
 class SubscriptionAdmin(admin.ModelAdmin):
-    list_display = ["account", "source", "created_at"]
+    list_display = ["account", "title", "source", "created_at"]
     list_select_related = ["account", "source"]
     raw_id_fields = ["account", "source"]
-    search_fields = ["account__slug", "source__url"]
+    search_fields = ["account__slug", "source__url", "title"]
+
+
+class DeliveryInline(admin.TabularInline):
+    model = Delivery
+    extra = 0
+    raw_id_fields = ["source"]
+    fields = ["source", "title", "link", "author", "published_at", "entry_id", "created_at"]
+    readonly_fields = fields
 
 
 @admin.register(Article)
 class ArticleAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "source", "extraction_status", "duplicate_of", "published_at", "created_at"]
+    list_display = ["__str__", "source", "extraction_status", "published_at", "created_at"]
     list_filter = ["extraction_status"]
-    list_select_related = ["source", "duplicate_of"]
-    search_fields = ["title", "canonical_url", "entry_id"]
-    raw_id_fields = ["source", "duplicate_of", "sources"]
+    list_select_related = ["source"]
+    search_fields = ["title", "canonical_url"]
+    raw_id_fields = ["source"]
     readonly_fields = ["fingerprint", "fetched_at", "created_at"]
+    inlines = [DeliveryInline]
 
 
 @admin.register(ResearchRun)

@@ -6,7 +6,6 @@ import hashlib
 import re
 from collections.abc import Iterable
 from functools import partial
-from itertools import islice
 from operator import methodcaller
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -41,7 +40,6 @@ _TRACKING_NAMES = {
 # Simhash over word 3-shingles: two texts whose fingerprints differ in at most this many of
 # 64 bits are the same story (syndicated copies, light edits, different boilerplate).
 NEAR_DUPLICATE_BITS = 3
-FINGERPRINT_WORDS = 600
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MASK64 = (1 << 64) - 1
 _HASH8 = partial(hashlib.blake2b, digest_size=8)
@@ -73,10 +71,9 @@ def canonical_url(url: str) -> str:
 
 def fingerprint(text: str) -> int | None:
     """A 64-bit simhash of the text, as a signed integer (it fits a BigIntegerField)."""
-    # The first words carry the story (and all a syndicated copy must share); capping them
-    # keeps fingerprinting a small fraction of extraction time (docs/BENCHMARKS.md). The
-    # scan stops at the cap rather than splitting a long article into all its words.
-    words = list(map(re.Match.group, islice(_WORD.finditer(text.lower()), FINGERPRINT_WORDS)))
+    # Every word counts: a fingerprint of only the first words would call a page the same
+    # story as one with paragraphs appended after them (the page size cap bounds the text).
+    words = _WORD.findall(text.lower())
     if len(words) < 3:
         return None
     # The shorter slices end the zip: the last shingle starts at the third-last word.
@@ -104,6 +101,23 @@ def hamming(a: int, b: int) -> int:
 
 def is_near_duplicate(a: int, b: int) -> bool:
     return hamming(a, b) <= NEAR_DUPLICATE_BITS
+
+
+def distinct_stories(items: Iterable[tuple[int, int | None]]) -> list[int]:
+    """The ids of ``items`` (id, fingerprint) that are not near-duplicates of an earlier one.
+
+    Order is precedence: the first of each group of near-duplicates stands for the story.
+    An item without a fingerprint is its own story.
+    """
+    index = FingerprintIndex()
+    kept = []
+    for pk, value in items:
+        if value is not None:
+            if index.find(value) is not None:
+                continue
+            index.add(pk, value)
+        kept.append(pk)
+    return kept
 
 
 class FingerprintIndex:

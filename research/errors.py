@@ -44,3 +44,8 @@ class InvalidSourceUrl(ValueError):
 
 class OpmlError(ValueError):
     """An OPML upload we cannot read."""
+
+
+class SourceLimitReached(ValueError):
+    """The account already follows as many sources as one account may (a shared fetcher
+    must not be one customer's to fill)."""

@@ -196,7 +196,8 @@ def _fetch_once(
     # Waiting for a turn at a busy host is politeness, not the host being slow: the
     # request's own deadline starts once it has its turn (the wait is bounded separately).
     gate_wait_s = GATE_WAIT_FACTOR * float(settings.RESEARCH_TIMEOUT_S)
-    with HostGate(target.host, max_wait_s=gate_wait_s) as gate:
+    # One publisher is one host and port (two local test servers are two publishers).
+    with HostGate(f"{target.host}:{target.port}", max_wait_s=gate_wait_s) as gate:
         deadline += gate.waited_s
         return _request(
             target,
@@ -705,23 +706,38 @@ _slots_lock = threading.Lock()
 
 
 class HostGate:
-    """Per-host politeness inside this process: at most N requests at once to one host, and
-    request starts at least ``RESEARCH_HOST_DELAY_S`` apart."""
+    """Per-host politeness: at most N requests at once to one host, and request starts at
+    least ``RESEARCH_HOST_DELAY_S`` apart.
+
+    Shared by every worker process through Redis when ``RESEARCH_POLITENESS_REDIS_URL`` is
+    set (the night fans out over many processes, and a publisher sees all of them); kept
+    inside this process otherwise (the embedded default has one process).
+    """
 
     def __init__(self, host: str, *, max_wait_s: float) -> None:
         self.host = host.lower()
         self.max_wait_s = max_wait_s
         self.waited_s = 0.0
-        concurrency = max(1, int(settings.RESEARCH_HOST_CONCURRENCY))
-        with _slots_lock:
-            self.slot = _slots.setdefault(self.host, _HostSlot(concurrency))
+        self.concurrency = max(1, int(settings.RESEARCH_HOST_CONCURRENCY))
+        self.shared = _shared_gate()
+        if self.shared is None:
+            with _slots_lock:
+                self.slot = _slots.setdefault(self.host, _HostSlot(self.concurrency))
 
     def __enter__(self) -> HostGate:
         entered = time.monotonic()
         self.deadline = entered + self.max_wait_s
+        delay = float(settings.RESEARCH_HOST_DELAY_S)
+        if self.shared is not None:
+            self.lease = self.shared.acquire(
+                self.host, concurrency=self.concurrency, delay_s=delay, deadline=self.deadline, hold_s=self.max_wait_s
+            )
+            if self.lease is None:
+                raise FetchError(ErrorKind.TIMEOUT, f"waited too long for a turn at {self.host}")
+            self.waited_s = time.monotonic() - entered
+            return self
         if not self.slot.semaphore.acquire(timeout=max(0.0, self.deadline - time.monotonic())):
             raise FetchError(ErrorKind.TIMEOUT, f"waited too long for a turn at {self.host}")
-        delay = float(settings.RESEARCH_HOST_DELAY_S)
         with self.slot.lock:
             start = max(time.monotonic(), self.slot.next_start)
             self.slot.next_start = start + delay
@@ -735,4 +751,72 @@ class HostGate:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self.slot.semaphore.release()
+        if self.shared is not None:
+            self.shared.release(self.host, self.lease)
+        else:
+            self.slot.semaphore.release()
+
+
+# Take a lease if fewer than ARGV[2] unexpired ones are held, and book the next start at
+# least ARGV[3] ms after the last one booked. Redis's own clock, so workers on different
+# machines agree. Returns the start time (ms) booked, or -1 when the host is full.
+_ACQUIRE = """
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return -1 end
+local start = math.max(now_ms, tonumber(redis.call('GET', KEYS[2]) or 0))
+redis.call('ZADD', KEYS[1], start + tonumber(ARGV[4]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) + 60000)
+redis.call('SET', KEYS[2], start + tonumber(ARGV[3]), 'PX', tonumber(ARGV[3]) + 60000)
+return start - now_ms
+"""
+
+
+class SharedHostGates:
+    """Host leases in Redis: a sorted set of lease tokens per host, scored by when each
+    lapses (a worker killed mid-fetch frees its turn when its lease lapses)."""
+
+    # How often a fetch waiting for a full host asks again.
+    POLL_S = 0.05
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.client = redis.Redis.from_url(url)
+        self.acquire_script = self.client.register_script(_ACQUIRE)
+
+    def acquire(self, host: str, *, concurrency: int, delay_s: float, deadline: float, hold_s: float) -> str | None:
+        token = base64.urlsafe_b64encode(os.urandom(12)).decode()
+        keys = [f"research:host:{host}:leases", f"research:host:{host}:next"]
+        # The lease outlives the longest fetch it covers (the request deadline is the
+        # caller's; hold_s bounds it generously).
+        lease_ms = int((hold_s + float(settings.RESEARCH_TIMEOUT_S)) * 1000)
+        while True:
+            wait_ms = int(self.acquire_script(keys=keys, args=[token, concurrency, int(delay_s * 1000), lease_ms]))
+            if wait_ms >= 0:
+                if time.monotonic() + wait_ms / 1000 > deadline:
+                    self.release(host, token)
+                    return None
+                if wait_ms:
+                    time.sleep(wait_ms / 1000)
+                return token
+            if time.monotonic() + self.POLL_S > deadline:
+                return None
+            time.sleep(self.POLL_S)
+
+    def release(self, host: str, token: str) -> None:
+        self.client.zrem(f"research:host:{host}:leases", token)
+
+
+_shared: dict[str, SharedHostGates] = {}
+
+
+def _shared_gate() -> SharedHostGates | None:
+    url = settings.RESEARCH_POLITENESS_REDIS_URL
+    if not url:
+        return None
+    with _slots_lock:
+        if url not in _shared:
+            _shared[url] = SharedHostGates(url)
+        return _shared[url]

@@ -28,6 +28,8 @@ class Source(models.Model):
     """One feed URL, fetched once per run however many accounts subscribe to it."""
 
     url = models.URLField(max_length=2000, unique=True)
+    # The feed's own channel title, as last read; a subscriber's name for the feed is its
+    # Subscription's title, shown to that subscriber only.
     title = models.CharField(max_length=300, blank=True)
     # Blank for an account's custom feed; an industry name for a preset source.
     industry = models.CharField(max_length=80, blank=True, db_index=True)
@@ -41,6 +43,9 @@ class Source(models.Model):
     last_error_detail = models.CharField(max_length=500, blank=True)
     items_last_run = models.PositiveIntegerField(default=0)
     new_articles_last_run = models.PositiveIntegerField(default=0)
+    # Seconds the last night's task for this feed spent (feed and its pages): what reading
+    # it costs each subscriber's nightly fetch budget.
+    fetch_seconds_last_run = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -53,6 +58,8 @@ class Source(models.Model):
 class Subscription(models.Model):
     account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="subscriptions")
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="subscriptions")
+    # What this subscriber calls the feed (optional): never shown to another subscriber.
+    title = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -63,7 +70,12 @@ class Subscription(models.Model):
 
 
 class Article(models.Model):
-    """A story, stored once however many feeds and accounts lead to it."""
+    """A story page, stored once however many feeds and accounts lead to it.
+
+    Everything here comes from fetching the page itself; what a feed says about the story
+    (its title, summary, author, link and date) is that feed's ``Delivery``, because any
+    customer can add a feed that lists any URL with any words next to it.
+    """
 
     class Extraction(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -72,20 +84,18 @@ class Article(models.Model):
         BLOCKED = "blocked", "Blocked"
         FAILED = "failed", "Failed"
 
+    # The feed that first led us to the page: provenance for the operator, nothing more.
     source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="articles")
-    # Every feed that listed this story (the first one is ``source``); near-duplicates from
-    # other outlets add theirs, so an account reaches the story through any of them.
-    sources = models.ManyToManyField(Source, blank=True, related_name="listed_articles")
+    # Every feed that delivered this page; an account reaches it only through its own.
+    sources = models.ManyToManyField(Source, blank=True, through="Delivery", related_name="listed_articles")
     canonical_url = models.URLField(max_length=2000, unique=True)
-    entry_id = models.CharField(max_length=1000, blank=True, db_index=True)
+    # The page's own title, author and date (extraction), never a feed's.
     title = models.CharField(max_length=1000, blank=True)
-    summary = models.TextField(blank=True)
     author = models.CharField(max_length=300, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     text = models.TextField(blank=True)
     lead_image_url = models.URLField(max_length=2000, blank=True)
     fingerprint = models.BigIntegerField(null=True, blank=True, db_index=True)
-    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     extraction_status = models.CharField(max_length=16, choices=Extraction.choices, default=Extraction.PENDING)
     extraction_error = models.CharField(max_length=500, blank=True)
     fetched_at = models.DateTimeField(null=True, blank=True)
@@ -98,9 +108,32 @@ class Article(models.Model):
     def __str__(self) -> str:
         return self.title or self.canonical_url
 
-    @property
-    def is_usable(self) -> bool:
-        return self.extraction_status == self.Extraction.OK and self.duplicate_of_id is None
+
+class Delivery(models.Model):
+    """One feed listing one story page, with what that feed said about it.
+
+    Only the feed's own subscribers see these words; the shared Article never takes them.
+    """
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="deliveries")
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="deliveries")
+    # An entry id is only unique within its feed, so it lives here, not on the article.
+    entry_id = models.CharField(max_length=1000, blank=True)
+    title = models.CharField(max_length=1000, blank=True)
+    summary = models.TextField(blank=True)
+    author = models.CharField(max_length=300, blank=True)
+    # The link as the feed gave it (before canonicalising) and the date it claimed.
+    link = models.URLField(max_length=2000, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "article"], name="delivery_unique")]
+        indexes = [models.Index(fields=["source", "entry_id"])]
+        verbose_name_plural = "deliveries"
+
+    def __str__(self) -> str:
+        return f"{self.source_id} -> {self.article_id}"
 
 
 class ResearchRun(models.Model):
@@ -115,6 +148,8 @@ class ResearchRun(models.Model):
     new_articles = models.PositiveIntegerField(default=0)
     usable_articles = models.PositiveIntegerField(default=0)
     feeds_subscribed = models.PositiveIntegerField(default=0)
+    # Feeds not read this night because the account's fetch budget was spent on its others.
+    skipped_source_ids = models.JSONField(default=list, blank=True)
     # {"timeout": 2, "blocked": 1}: why feeds failed this run, for the operator at a glance.
     error_kinds = models.JSONField(default=dict, blank=True)
 

@@ -8,33 +8,33 @@ exactly one database connection.
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from itertools import islice
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F
+from django.db.models import F
 from django.utils import timezone
 
 from posting.models import Account
 from research import industries
-from research.dedupe import FingerprintIndex, canonical_url, fingerprint
-from research.errors import FeedParseError, FetchError, InvalidSourceUrl
+from research.dedupe import canonical_url, fingerprint
+from research.errors import FeedParseError, FetchError, InvalidSourceUrl, SourceLimitReached
 from research.extract import article_extract_bytes
 from research.feeds import MAX_URL_CHARS, ParsedFeed, feed_parse, opml_parse
 from research.fetch import FetchResult, Purpose, fetch_url, parse_target
-from research.models import Article, ErrorKind, ResearchRun, Source, Subscription
+from research.models import Article, Delivery, ErrorKind, ResearchRun, Source, Subscription
+from research.selectors import usable_article_counts
 
 logger = logging.getLogger(__name__)
 
 # Feeds and pages in flight at once per run; per-host politeness still applies inside.
 FETCH_WORKERS = 8
-# How far back a new article is compared with others for near-duplicates.
-NEAR_DUPLICATE_WINDOW = timedelta(days=14)
 # Articles extracted per call of articles_extract_pending (the next tick takes the rest).
 EXTRACT_BATCH = 500
 MAX_EXTRACT_BATCHES_PER_RUN = 20
@@ -47,17 +47,32 @@ WRITE_BATCH = 25
 
 @transaction.atomic
 def source_subscribe(*, account: Account, url: str, title: str = "") -> Source:
-    """Subscribe the account to a feed URL (http/https only), creating the Source once."""
+    """Subscribe the account to a feed URL (http/https only), creating the Source once.
+
+    ``title`` is this account's own name for the feed; a new one replaces the old, an
+    empty one keeps it. The shared Source only ever takes the feed's own title.
+    """
     url = url.strip()
     try:
         parse_target(url)
     except FetchError as exc:
         raise InvalidSourceUrl(exc.detail) from exc
-    source, created = Source.objects.get_or_create(url=url, defaults={"title": title.strip()[:300]})
-    if not created and title and not source.title:
-        Source.objects.filter(pk=source.pk, title="").update(title=title.strip()[:300])
-        source.refresh_from_db()
-    Subscription.objects.get_or_create(account=account, source=source)
+    title = title.strip()[:300]
+    existing = Subscription.objects.filter(account=account, source__url=url).first()
+    if existing is None:
+        # Locking the account row makes concurrent subscribes count one after another.
+        Account.objects.select_for_update().filter(pk=account.pk).first()
+        limit = settings.RESEARCH_MAX_SOURCES_PER_ACCOUNT
+        if Subscription.objects.filter(account=account).count() >= limit:
+            raise SourceLimitReached(
+                f"this account already follows {limit} sources, the most one account may; unsubscribe from one first"
+            )
+    source, _created = Source.objects.get_or_create(url=url)
+    subscription, created = Subscription.objects.get_or_create(
+        account=account, source=source, defaults={"title": title}
+    )
+    if not created and title and subscription.title != title:
+        Subscription.objects.filter(pk=subscription.pk).update(title=title)
     return source
 
 
@@ -93,7 +108,7 @@ def sources_import_opml(*, account: Account, opml: bytes) -> OpmlImport:
     for feed in opml_parse(opml):
         try:
             subscribed.append(source_subscribe(account=account, url=feed.url, title=feed.title))
-        except InvalidSourceUrl as exc:
+        except (InvalidSourceUrl, SourceLimitReached) as exc:
             rejected.append((feed.url[:200], str(exc)))
     return OpmlImport(subscribed=subscribed, rejected=rejected)
 
@@ -117,6 +132,189 @@ def research_run_for_account(*, account: Account) -> ResearchRun:
     return runs[0]
 
 
+# --- The night, fanned out --------------------------------------------------------------
+#
+# The cron job starts the night with ``research_night_dispatch``: one unfinished ResearchRun
+# per account, then one task per subscribed feed (``research.source_research``), each with
+# its own time limits, fetching that feed and extracting the pages it brought. A tarpit
+# feed holds one task (and so one worker slot) for at most its own limit; every other
+# feed's task runs beside it. An account's run is finished as soon as each of its feeds
+# is recorded and its new pages extracted, or by ``research_runs_finish(force=True)`` at the
+# night's deadline, counting a feed not read by then as a timeout. With eager tasks (the
+# embedded default) the same calls run inline, one feed after another.
+
+
+def research_night_dispatch() -> dict[str, int]:
+    """Open this night's ResearchRuns and queue one bounded task per subscribed feed."""
+    from research import tasks
+
+    # A run left open by an earlier night (a lost task) is closed with what it has.
+    research_runs_finish(force=True)
+    accounts = list(Account.objects.filter(paused=False).order_by("pk"))
+    started = timezone.now()
+    budgeted = _sources_within_budget(account_ids=[account.pk for account in accounts])
+    source_ids = sorted({source_id for affordable, _skipped in budgeted.values() for source_id in affordable})
+    runs = ResearchRun.objects.bulk_create(
+        [
+            ResearchRun(
+                account=account,
+                skipped_source_ids=sorted(set(budgeted.get(account.pk, ([], []))[1]) - set(source_ids)),
+            )
+            for account in accounts
+        ],
+        batch_size=1000,
+    )
+    ResearchRun.objects.filter(pk__in=[run.pk for run in runs]).update(started_at=started)
+    # A feed that waits has its cost halved, so it is tried again within a few nights (and
+    # measured afresh) rather than waiting forever on one bad night's figure.
+    waiting = {source_id for run in runs for source_id in run.skipped_source_ids}
+    Source.objects.filter(pk__in=waiting).update(fetch_seconds_last_run=F("fetch_seconds_last_run") / 2)
+
+    def enqueue() -> None:
+        for source_id in source_ids:
+            tasks.source_research_task.delay(source_id)
+        # The night's deadline: whatever is not finished by then is closed as it stands.
+        tasks.research_runs_finish_task.apply_async(
+            kwargs={"force": True}, countdown=settings.RESEARCH_NIGHT_DEADLINE_S
+        )
+
+    # Queued once the runs are committed, so a fast worker finds them.
+    transaction.on_commit(enqueue)
+    # Accounts that follow nothing are finished (and starved) at once.
+    finished = research_runs_finish()
+    return {
+        "accounts": len(accounts),
+        "sources": len(source_ids),
+        "runs_finished_at_once": finished,
+        "feeds_over_budget": sum(1 for run in runs if run.skipped_source_ids),
+    }
+
+
+def _sources_within_budget(*, account_ids: list[int]) -> dict[int, tuple[list[int], list[int]]]:
+    """Per account, the feeds its nightly fetch budget affords and the ones it does not.
+
+    Each feed costs what its task took last night; an account's feeds are taken cheapest
+    first until RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT is spent, so a customer's slow or
+    hostile feeds use up that customer's budget, and its quick feeds are still read. A feed
+    is read if any subscriber affords it (its cost is then already paid).
+    """
+    budget = float(settings.RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT)
+    rows = (
+        Subscription.objects.filter(account_id__in=account_ids)
+        .order_by("account_id", "source__fetch_seconds_last_run", "source_id")
+        .values_list("account_id", "source_id", "source__fetch_seconds_last_run")
+    )
+    plans: dict[int, tuple[list[int], list[int]]] = {}
+    spent: dict[int, float] = {}
+    for account_id, source_id, cost in rows:
+        affordable, skipped = plans.setdefault(account_id, ([], []))
+        # The first feed is always read: a budget never leaves an account with nothing.
+        if affordable and spent.get(account_id, 0.0) + cost > budget:
+            skipped.append(source_id)
+            continue
+        spent[account_id] = spent.get(account_id, 0.0) + cost
+        affordable.append(source_id)
+    return plans
+
+
+def source_research(*, source_id: int) -> SourceOutcome | None:
+    """Read one feed and extract the pages it brought, then finish the runs it completes."""
+    source = Source.objects.filter(pk=source_id).first()
+    if source is None:
+        return None  # unsubscribed and deleted since the night was dispatched
+    touched = {source_id}
+    began = time.monotonic()
+    try:
+        (outcome,) = sources_fetch(sources=[source])
+        # Other feeds may list the pages this one brought: their subscribers' runs wait for
+        # these pages too.
+        touched.update(
+            Delivery.objects.filter(article_id__in=outcome.new_article_ids).values_list("source_id", flat=True)
+        )
+        for start in range(0, len(outcome.new_article_ids), EXTRACT_BATCH):
+            batch = Article.objects.filter(
+                pk__in=outcome.new_article_ids[start : start + EXTRACT_BATCH],
+                extraction_status=Article.Extraction.PENDING,
+            )
+            articles_extract(articles=batch.order_by("pk"))
+    finally:
+        Source.objects.filter(pk=source_id).update(fetch_seconds_last_run=round(time.monotonic() - began, 3))
+        # Even a task stopped by its time limit lets its accounts' runs finish; pages it
+        # left pending are taken by the extraction sweep.
+        research_runs_finish(source_ids=sorted(touched))
+    return outcome
+
+
+def research_runs_finish(*, source_ids: list[int] | None = None, force: bool = False) -> int:
+    """Finish the open ResearchRuns whose feeds are all read and extracted (only those of
+    subscribers to ``source_ids`` when given); with ``force``, every open run as it stands."""
+    now = timezone.now()
+    with transaction.atomic():
+        runs = ResearchRun.objects.filter(finished_at__isnull=True)
+        if source_ids is not None:
+            runs = runs.filter(
+                account_id__in=Subscription.objects.filter(source_id__in=source_ids).values("account_id")
+            )
+        # Two feeds of one account finishing at once: one of them closes the run.
+        runs = list(runs.select_for_update(skip_locked=True, of=("self",)).order_by("pk"))
+        if not runs:
+            return 0
+        account_ids = [run.account_id for run in runs]
+        subscribed: dict[int, list[int]] = {}
+        for account_id, sid in Subscription.objects.filter(account_id__in=account_ids).values_list(
+            "account_id", "source_id"
+        ):
+            subscribed.setdefault(account_id, []).append(sid)
+        sources = Source.objects.in_bulk({sid for ids in subscribed.values() for sid in ids})
+        done = []
+        for run in runs:
+            skipped = set(run.skipped_source_ids)
+            mine = [sources[sid] for sid in subscribed.get(run.account_id, []) if sid in sources and sid not in skipped]
+            read = [s for s in mine if s.last_fetched_at and s.last_fetched_at >= run.started_at]
+            pending = Article.objects.filter(
+                deliveries__source__in=mine,
+                created_at__gte=run.started_at,
+                extraction_status=Article.Extraction.PENDING,
+            )
+            if not force and (len(read) < len(mine) or pending.exists()):
+                continue
+            failed = [s for s in read if s.last_error_kind]
+            error_kinds = Counter(s.last_error_kind for s in failed)
+            # A feed still unread at the deadline cost its subscribers this night: a timeout.
+            unread = len(mine) - len(read)
+            if unread:
+                error_kinds[ErrorKind.TIMEOUT] += unread
+            if skipped:
+                error_kinds["over_budget"] += len(skipped)
+            run.feeds_subscribed = len(mine) + len(skipped)
+            run.feeds_failed = len(failed) + unread + len(skipped)
+            run.feeds_not_modified = sum(1 for s in read if not s.last_error_kind and s.last_status == 304)
+            run.feeds_fetched = len(read) - len(failed) - run.feeds_not_modified
+            run.error_kinds = dict(error_kinds)
+            run.new_articles = Article.objects.filter(source__in=mine, created_at__gte=run.started_at).count()
+            run.finished_at = now
+            done.append(run)
+        usable_by_start: dict[datetime, list[ResearchRun]] = {}
+        for run in done:
+            usable_by_start.setdefault(run.started_at, []).append(run)
+        for started, group in usable_by_start.items():
+            usable = usable_article_counts(account_ids=[run.account_id for run in group], since=started)
+            for run in group:
+                run.usable_articles = usable.get(run.account_id, 0)
+        fields = [
+            "feeds_subscribed",
+            "feeds_failed",
+            "feeds_not_modified",
+            "feeds_fetched",
+            "error_kinds",
+            "new_articles",
+            "usable_articles",
+            "finished_at",
+        ]
+        ResearchRun.objects.bulk_update(done, fields, batch_size=500)
+    return len(done)
+
+
 def _research_run(accounts: list[Account]) -> tuple[list[ResearchRun], dict[str, int]]:
     started = timezone.now()
     subscriptions = list(
@@ -127,7 +325,7 @@ def _research_run(accounts: list[Account]) -> tuple[list[ResearchRun], dict[str,
 
     outcomes = {outcome.source_id: outcome for outcome in sources_fetch(sources=sources)}
     extracted = Counter[str]()
-    pending = Article.objects.filter(sources__in=source_ids, extraction_status=Article.Extraction.PENDING)
+    pending = Article.objects.filter(deliveries__source__in=source_ids, extraction_status=Article.Extraction.PENDING)
     # Batches bound memory; every article leaves "pending" when its batch is recorded, so
     # this ends. The cap only guards against a pathological night (the sweep takes the rest).
     for _batch in range(MAX_EXTRACT_BATCHES_PER_RUN):
@@ -140,7 +338,7 @@ def _research_run(accounts: list[Account]) -> tuple[list[ResearchRun], dict[str,
     for account_id, source_id in subscriptions:
         by_account.setdefault(account_id, []).append(source_id)
     finished = timezone.now()
-    usable = _usable_counts(accounts=accounts, since=started)
+    usable = usable_article_counts(account_ids=[account.pk for account in accounts], since=started)
     runs = {}
     for account in accounts:
         run = runs[account.pk] = ResearchRun(account=account)
@@ -168,22 +366,6 @@ def _research_run(accounts: list[Account]) -> tuple[list[ResearchRun], dict[str,
         **{f"articles_{status}": count for status, count in extracted.items()},
     )
     return [runs[account.pk] for account in accounts], totals
-
-
-def _usable_counts(*, accounts: list[Account], since: datetime) -> dict[int, int]:
-    """Usable articles stored since ``since``, per account, in one query (the same rule as
-    ``articles_usable_for_account``)."""
-    rows = (
-        Subscription.objects.filter(
-            account__in=accounts,
-            source__listed_articles__extraction_status=Article.Extraction.OK,
-            source__listed_articles__duplicate_of__isnull=True,
-            source__listed_articles__created_at__gte=since,
-        )
-        .values("account_id")
-        .annotate(usable=Count("source__listed_articles", distinct=True))
-    )
-    return {row["account_id"]: row["usable"] for row in rows}
 
 
 @dataclass
@@ -283,8 +465,9 @@ def source_record_fetch(*, source: Source, fetched: FeedFetch) -> SourceOutcome:
     new_ids = _articles_store(source=source, feed=feed)
     if feed.recovered:
         health["last_error_detail"] = f"feed is not well-formed XML; {len(feed.entries)} entries recovered"
-    if feed.title and not source.title:
-        health["title"] = feed.title
+    if feed.title:
+        # The feed's own name, refreshed each read; subscribers' names are their own.
+        health["title"] = feed.title[:300]
     Source.objects.filter(pk=source.pk).update(
         **health, items_last_run=len(feed.entries), new_articles_last_run=len(new_ids)
     )
@@ -292,7 +475,11 @@ def source_record_fetch(*, source: Source, fetched: FeedFetch) -> SourceOutcome:
 
 
 def _articles_store(*, source: Source, feed: ParsedFeed) -> list[int]:
-    """Create the entries not seen before; link known stories to this source too."""
+    """Create the story pages not seen before and this feed's delivery of each entry.
+
+    What the feed says about an entry (title, summary, author, link, date) is stored on
+    this source's delivery only: the shared article takes nothing from any feed.
+    """
     entries = sorted(feed.entries, key=lambda e: e.published_at.timestamp() if e.published_at else 0.0, reverse=True)[
         : settings.RESEARCH_MAX_ARTICLES_PER_FEED
     ]
@@ -301,37 +488,31 @@ def _articles_store(*, source: Source, feed: ParsedFeed) -> list[int]:
     entry_ids = [entry.entry_id for entry in entries if entry.entry_id]
     # An entry id is only unique within its feed: a known id from this source is the same
     # story even if its link changed (new tracking parameters, moved URL).
-    known_ids = set(Article.objects.filter(sources=source, entry_id__in=entry_ids).values_list("entry_id", flat=True))
+    known_ids = set(Delivery.objects.filter(source=source, entry_id__in=entry_ids).values_list("entry_id", flat=True))
+    by_url = {url: entry for url, entry in by_url.items() if not (entry.entry_id and entry.entry_id in known_ids)}
     existing = dict(Article.objects.filter(canonical_url__in=by_url).values_list("canonical_url", "pk"))
-    new_articles = [
-        Article(
-            source=source,
-            canonical_url=url,
-            entry_id=entry.entry_id,
-            title=entry.title,
-            summary=entry.summary,
-            author=entry.author,
-            published_at=entry.published_at,
-        )
-        for url, entry in by_url.items()
-        if url not in existing and not (entry.entry_id and entry.entry_id in known_ids)
-    ]
+    new_articles = [Article(source=source, canonical_url=url) for url in by_url if url not in existing]
     # ignore_conflicts: another worker may store the same story at the same moment.
     Article.objects.bulk_create(new_articles, ignore_conflicts=True)
-    stored = dict(
-        Article.objects.filter(canonical_url__in=[a.canonical_url for a in new_articles]).values_list(
-            "canonical_url", "pk"
-        )
-    )
-    new_ids = [stored[a.canonical_url] for a in new_articles if a.canonical_url in stored]
-    Article.sources.through.objects.bulk_create(
+    stored = dict(Article.objects.filter(canonical_url__in=by_url).values_list("canonical_url", "pk"))
+    Delivery.objects.bulk_create(
         [
-            Article.sources.through(article_id=article_id, source_id=source.pk)
-            for article_id in [*new_ids, *existing.values()]
+            Delivery(
+                source=source,
+                article_id=stored[url],
+                entry_id=entry.entry_id,
+                title=entry.title,
+                summary=entry.summary,
+                author=entry.author,
+                link=entry.url if len(entry.url) <= MAX_URL_CHARS else "",
+                published_at=entry.published_at,
+            )
+            for url, entry in by_url.items()
+            if url in stored
         ],
         ignore_conflicts=True,
     )
-    return new_ids
+    return [stored[a.canonical_url] for a in new_articles if a.canonical_url in stored]
 
 
 # --- Extraction ------------------------------------------------------------------------
@@ -348,37 +529,21 @@ def articles_extract(*, articles: Iterable[Article]) -> dict[str, int]:
     store the outcomes in small batches (one round trip per batch, not per article)."""
     articles = list(articles)
     counts = Counter[str]()
-    since = timezone.now() - NEAR_DUPLICATE_WINDOW
-    known = FingerprintIndex(
-        Article.objects.filter(
-            extraction_status=Article.Extraction.OK,
-            duplicate_of__isnull=True,
-            fingerprint__isnull=False,
-            created_at__gte=since,
-        ).values_list("pk", "fingerprint")
-    )
-    sources_of: dict[int, list[int]] = {}
-    links = Article.sources.through.objects.filter(article_id__in=[a.pk for a in articles])
-    for article_id, source_id in links.values_list("article_id", "source_id"):
-        sources_of.setdefault(article_id, []).append(source_id)
     done: list[Article] = []
     for article, page in _in_threads(_page_fetch, articles):
         try:
-            article_apply_extraction(article=article, page=page, known_fingerprints=known)
+            article_apply_extraction(article=article, page=page)
         except Exception:
             # One page that trips a bug must not stop the run (and its ResearchRuns).
             logger.exception("unexpected error extracting article %s", article.pk)
             internal = FetchError(ErrorKind.INTERNAL, "unexpected error while extracting")
-            article_apply_extraction(article=article, page=internal, known_fingerprints=known)
+            article_apply_extraction(article=article, page=internal)
         counts[article.extraction_status] += 1
-        counts["duplicates"] += 1 if article.duplicate_of_id else 0
         done.append(article)
         if len(done) >= WRITE_BATCH:
-            _articles_save(done, sources_of=sources_of)
+            _articles_save(done)
             done = []
-    _articles_save(done, sources_of=sources_of)
-    if not counts["duplicates"]:
-        del counts["duplicates"]
+    _articles_save(done)
     return dict(counts)
 
 
@@ -393,14 +558,11 @@ def _page_fetch(article: Article) -> tuple[Article, FetchResult | FetchError]:
         return article, FetchError(ErrorKind.INTERNAL, "unexpected error while fetching")
 
 
-def article_apply_extraction(
-    *, article: Article, page: FetchResult | FetchError, known_fingerprints: FingerprintIndex
-) -> Article:
-    """Set what extraction made of one fetched page on the article (not saved), and mark it
-    a duplicate if it is one.
+def article_apply_extraction(*, article: Article, page: FetchResult | FetchError) -> Article:
+    """Set what extraction made of one fetched page on the article (not saved).
 
-    ``known_fingerprints`` indexes recent usable stories; a new usable story is added so
-    the rest of the batch is compared with it too.
+    Near-duplicates are not linked here: which copy of a story an account drafts from is
+    decided among the pages its own feeds delivered (``articles_usable_for_account``).
     """
     article.fetched_at = timezone.now()
     if isinstance(page, FetchError):
@@ -413,14 +575,12 @@ def article_apply_extraction(
     article.extraction_status = extraction.status
     article.extraction_error = extraction.error[:500]
     article.text = extraction.text
-    article.title = article.title or extraction.title
-    article.author = article.author or extraction.author
-    article.published_at = article.published_at or extraction.published_at
+    # The page's own words only: a feed's title for it is that feed's delivery.
+    article.title = extraction.title
+    article.author = extraction.author
+    article.published_at = extraction.published_at
     article.lead_image_url = extraction.lead_image_url
     article.fingerprint = fingerprint(extraction.text) if extraction.status == Article.Extraction.OK else None
-    article.duplicate_of_id = _original_of(article, final_url=page.url, known_fingerprints=known_fingerprints)
-    if article.duplicate_of_id is None and article.fingerprint is not None:
-        known_fingerprints.add(article.pk, article.fingerprint)
     return article
 
 
@@ -434,12 +594,11 @@ _EXTRACTION_FIELDS = [
     "published_at",
     "lead_image_url",
     "fingerprint",
-    "duplicate_of_id",
 ]
 
 
 @transaction.atomic
-def _articles_save(articles: list[Article], *, sources_of: dict[int, list[int]]) -> None:
+def _articles_save(articles: list[Article]) -> None:
     if not articles:
         return
     # One prepared UPDATE sent with executemany: bulk_update's CASE/WHEN over ten columns,
@@ -455,28 +614,6 @@ def _articles_save(articles: list[Article], *, sources_of: dict[int, list[int]])
     ]
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
-    # One story, many sources: whoever subscribes to a duplicate's outlet reaches the original.
-    Article.sources.through.objects.bulk_create(
-        [
-            Article.sources.through(article_id=article.duplicate_of_id, source_id=source_id)
-            for article in articles
-            if article.duplicate_of_id
-            for source_id in sources_of.get(article.pk, [])
-        ],
-        ignore_conflicts=True,
-    )
-
-
-def _original_of(article: Article, *, final_url: str, known_fingerprints: FingerprintIndex) -> int | None:
-    final = canonical_url(final_url)
-    if final != article.canonical_url:
-        # The feed's link redirected to a page we already have under its own URL.
-        original = Article.objects.filter(canonical_url=final).exclude(pk=article.pk).values_list("pk", flat=True)
-        if original:
-            return original[0]
-    if article.fingerprint is None:
-        return None
-    return known_fingerprints.find(article.fingerprint, exclude=article.pk)
 
 
 def _in_threads[T, R](work: Callable[[T], R], items: list[T], *, ahead: int | None = None) -> Iterator[R]:

@@ -18,7 +18,7 @@ from posting.access import member_required
 from posting.models import Account, Membership
 from posting.selectors import membership_role
 from research import selectors, services
-from research.errors import InvalidSourceUrl, OpmlError
+from research.errors import InvalidSourceUrl, OpmlError, SourceLimitReached
 from research.forms import IndustryForm, OpmlUploadForm, SourceAddForm
 
 EDITING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
@@ -60,8 +60,11 @@ def source_add(request: HttpRequest, account: Account) -> HttpResponse:
         )
     except InvalidSourceUrl as exc:
         messages.error(request, f"That feed URL cannot be used: {exc}.")
+    except SourceLimitReached as exc:
+        messages.error(request, f"Not subscribed: {exc}.")
     else:
-        messages.success(request, f"Subscribed to {source}. It is fetched in the next research run.")
+        name = form.cleaned_data["title"] or source.url
+        messages.success(request, f"Subscribed to {name}. It is fetched in the next research run.")
     return redirect("research:sources", slug=account.slug)
 
 
@@ -91,8 +94,12 @@ def industry_subscribe(request: HttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = IndustryForm(request.POST)
     if form.is_valid():
-        subscribed = services.sources_subscribe_industry(account=account, industry=form.cleaned_data["industry"])
-        messages.success(request, f"Subscribed to {len(subscribed)} {form.cleaned_data['industry']} sources.")
+        try:
+            subscribed = services.sources_subscribe_industry(account=account, industry=form.cleaned_data["industry"])
+        except SourceLimitReached as exc:
+            messages.error(request, f"Not subscribed to the {form.cleaned_data['industry']} sources: {exc}.")
+        else:
+            messages.success(request, f"Subscribed to {len(subscribed)} {form.cleaned_data['industry']} sources.")
     else:
         messages.error(request, "Choose an industry from the list.")
     return redirect("research:sources", slug=account.slug)

@@ -34,7 +34,11 @@ def article_create(
 
     fields.setdefault("extraction_status", Article.Extraction.OK)
     fields.setdefault("lead_image_url", "https://news.example/lead.jpg")
-    return Article.objects.create(canonical_url=url, title=title, text=text, **fields)
+    article = Article.objects.create(canonical_url=url, title=title, text=text, **fields)
+    if article.source_id:
+        # An account reaches an article only through a feed that delivered it.
+        article.sources.add(article.source)
+    return article
 
 
 def draft_create(

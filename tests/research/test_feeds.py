@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import tracemalloc
 
 import pytest
 
@@ -167,13 +168,57 @@ def test_a_date_outside_the_calendar_is_no_date_not_a_crash(date: str) -> None:
 
 
 @pytest.mark.parametrize("body", [servers.BILLION_LAUGHS, servers.EXTERNAL_ENTITY])
-def test_entities_declared_past_the_prefix_we_scan_are_still_never_expanded(body: bytes) -> None:
-    # The entity check reads the first 64 KB; a DOCTYPE pushed past it by a long comment
-    # reaches feedparser, which must drop the declarations rather than expand or fetch them.
+def test_entities_declared_past_the_first_64_kib_are_refused(body: bytes) -> None:
+    # A DOCTYPE pushed past any prefix check by a long comment is still found: the whole
+    # document is read by a streaming parser that refuses every entity declaration.
     padded = body.replace(b'<?xml version="1.0"?>\n', b'<?xml version="1.0"?>\n<!--' + b"x" * 70_000 + b"-->\n", 1)
 
-    feed = feed_parse(padded, base_url="http://example.org/")
+    with pytest.raises(FeedParseError) as caught:
+        feed_parse(padded, base_url="http://example.org/")
 
-    # the references stay literal text: nothing expanded, nothing read from disk
-    assert feed.title in {"&lol9;", "&xxe;"}
-    assert "root:" not in " ".join(e.title for e in feed.entries)
+    assert caught.value.kind == ErrorKind.PARSE and "entities" in caught.value.detail
+
+
+def utf16(document: bytes) -> bytes:
+    return (
+        document.decode().replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="UTF-16"?>').encode("utf-16")
+    )
+
+
+def test_a_utf16_billion_laughs_feed_is_refused_in_little_memory() -> None:
+    # UTF-16 hides "<!ENTITY" from a scan of the raw bytes: every other byte is a NUL.
+    body = utf16(servers.BILLION_LAUGHS)
+    assert b"<!ENTITY" not in body
+    tracemalloc.start()
+    try:
+        with pytest.raises(FeedParseError) as caught:
+            feed_parse(body, base_url="http://example.org/")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert caught.value.kind == ErrorKind.PARSE and "entities" in caught.value.detail
+    assert peak < 2 * 1024 * 1024
+
+
+def test_a_utf16_billion_laughs_opml_is_refused() -> None:
+    with pytest.raises(OpmlError, match="entities"):
+        opml_parse(utf16(servers.BILLION_LAUGHS.replace(b"rss", b"opml")))
+
+
+def test_a_4_mib_feed_is_refused_before_parsing_in_little_memory(settings) -> None:
+    settings.RESEARCH_FEED_PARSE_MAX_BYTES = 2 * 1024 * 1024
+    item = "<item><title>Story {0}</title><link>https://e.example/{0}</link><description>{1}</description></item>"
+    items = "".join(item.format(i, "word " * 400) for i in range(2000))
+    body = f'<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>{items}</channel></rss>'.encode()
+    assert len(body) > 4 * 1024 * 1024
+    tracemalloc.start()
+    try:
+        with pytest.raises(FeedParseError) as caught:
+            feed_parse(body, base_url="http://example.org/")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert caught.value.kind == ErrorKind.TOO_LARGE and "refused before parsing" in caught.value.detail
+    assert peak < 1024 * 1024

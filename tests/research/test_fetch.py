@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from research.errors import FetchError
-from research.fetch import Purpose, fetch_url, refused_reason
+from research.fetch import Purpose, SharedHostGates, fetch_url, refused_reason
 from research.models import ErrorKind
 from tests.research import servers
 from tests.research.conftest import allow
@@ -546,3 +546,23 @@ def test_https_goes_through_the_egress_proxy_in_a_connect_tunnel(tls_server, set
     assert result.status == 200 and b"<rss" in result.body
     assert proxy.connects == [(f"secure.test:{server.port}", "Basic " + base64.b64encode(b"egress:s3cret").decode())]
     assert server.hits == ["/feed"]
+
+
+def test_host_politeness_is_shared_between_processes_through_redis(settings) -> None:
+    # given two workers' gates (separate clients, as in separate processes) on one Redis
+    settings.RESEARCH_TIMEOUT_S = 1.0
+    assert settings.RESEARCH_POLITENESS_REDIS_URL
+    first, second = (SharedHostGates(settings.RESEARCH_POLITENESS_REDIS_URL) for _ in range(2))
+    host = f"shared-{time.time_ns()}.test:443"
+    now = time.monotonic()
+
+    # when the first holds the host's only turn, the second waits and gives up at its deadline
+    lease = first.acquire(host, concurrency=1, delay_s=0.3, deadline=now + 1, hold_s=1)
+    assert lease is not None
+    assert second.acquire(host, concurrency=1, delay_s=0.3, deadline=time.monotonic() + 0.2, hold_s=1) is None
+
+    # and once it is released, the second's start is still the delay after the first's
+    first.release(host, lease)
+    started = time.monotonic()
+    assert second.acquire(host, concurrency=1, delay_s=0.3, deadline=started + 2, hold_s=1) is not None
+    assert time.monotonic() - now >= 0.29

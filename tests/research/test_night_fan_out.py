@@ -1,0 +1,159 @@
+"""The research night fans out as one bounded task per feed: a tarpit costs its own subscribers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from config.celery_app import app as celery_app
+from research import services
+from research.demo import ATOM_PATH, RSS_PATH
+from research.models import ErrorKind, ResearchRun, Source
+from tests import factories
+from tests.research import servers
+from tests.worker import WorkerProcess, wait_until, worker_env
+
+
+@pytest.fixture
+def eager_tasks() -> Iterator[None]:
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
+
+
+@pytest.mark.django_db
+def test_the_night_fans_out_eagerly_and_finishes_every_run(
+    demo_site, hostile, eager_tasks, django_capture_on_commit_callbacks
+) -> None:
+    # given one account on the demo feeds, one on a broken feed, one following nothing
+    reader = factories.account_create(name="Reader", slug="reader")
+    broken = factories.account_create(name="Broken", slug="broken")
+    idle = factories.account_create(name="Idle", slug="idle")
+    services.source_subscribe(account=reader, url=f"{demo_site.base_url}{RSS_PATH}")
+    services.source_subscribe(account=reader, url=f"{demo_site.base_url}{ATOM_PATH}")
+    hostile.behaviours["/feed"] = servers.static(500, b"down", "text/plain")
+    services.source_subscribe(account=broken, url=f"{hostile.base_url}/feed")
+
+    # when the night is dispatched with tasks run in-process (the embedded default)
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = services.research_night_dispatch()
+
+    # then one task per feed ran and every account's run is finished with its own counts
+    assert (counts["accounts"], counts["sources"]) == (3, 3)
+    assert demo_site.count(RSS_PATH) == 1
+    runs = {run.account_id: run for run in ResearchRun.objects.all()}
+    assert all(run.finished_at for run in runs.values())
+    mine = runs[reader.pk]
+    assert (mine.feeds_subscribed, mine.feeds_fetched, mine.feeds_failed, mine.usable_articles) == (2, 2, 0, 12)
+    assert mine.new_articles == 12 and not mine.starved
+    theirs = runs[broken.pk]
+    assert (theirs.feeds_failed, theirs.error_kinds, theirs.starved) == (1, {ErrorKind.HTTP_5XX: 1}, True)
+    assert (runs[idle.pk].feeds_subscribed, runs[idle.pk].starved) == (0, True)
+
+
+@pytest.mark.django_db
+def test_runs_still_open_at_the_deadline_are_closed_with_unread_feeds_as_timeouts(demo_site) -> None:
+    reader = factories.account_create(name="Reader", slug="reader")
+    services.source_subscribe(account=reader, url=f"{demo_site.base_url}{RSS_PATH}")
+    # dispatched, but no worker ever picks the feed's task up (on-commit never fires here)
+    services.research_night_dispatch()
+    assert ResearchRun.objects.get().finished_at is None
+
+    assert services.research_runs_finish(force=True) == 1
+
+    run = ResearchRun.objects.get()
+    assert run.finished_at and run.starved
+    assert (run.feeds_failed, run.error_kinds) == (1, {ErrorKind.TIMEOUT: 1})
+
+
+@pytest.fixture
+def two_workers(transactional_db, demo_server, tmp_path: Path) -> Iterator[list[WorkerProcess]]:
+    tarpit = servers.HostileServer().start()
+    env = worker_env(
+        RESEARCH_ALLOW_HOSTS=f"127.0.0.1:{demo_server.port},127.0.0.1:{tarpit.port}",
+        RESEARCH_TIMEOUT_S="3",
+        RESEARCH_HOST_DELAY_S="0",
+    )
+    workers = [WorkerProcess(env=env, log_path=tmp_path / f"worker-{n}.log").start() for n in range(2)]
+    workers[0].tarpit = tarpit
+    yield workers
+    for worker in workers:
+        worker.stop()
+    tarpit.stop()
+
+
+@pytest.mark.worker
+def test_a_tarpit_feed_costs_its_own_subscriber_and_nobody_else(two_workers, demo_server) -> None:
+    # given a hostile customer whose feed lists ten pages that drip one byte a second, and
+    # a customer on an ordinary feed, researched by two real worker processes
+    tarpit = two_workers[0].tarpit
+    tarpit.behaviours["/feed"] = servers.static(
+        200, servers.rss([(f"Story {n}", f"{tarpit.base_url}/page-{n}") for n in range(10)]), "application/rss+xml"
+    )
+    for n in range(10):
+        tarpit.behaviours[f"/page-{n}"] = servers.drip("text/html", seconds=30)
+    hostile = factories.account_create(name="Tarpit", slug="tarpit")
+    customer = factories.account_create(name="Customer", slug="customer")
+    services.source_subscribe(account=hostile, url=f"{tarpit.base_url}/feed")
+    services.source_subscribe(account=customer, url=f"{demo_server.base_url}{RSS_PATH}")
+
+    # when the night is dispatched
+    services.research_night_dispatch()
+
+    # then the customer's research finishes on time, with everything usable ...
+    logs = "\n".join(worker.log() for worker in two_workers)
+    mine = wait_until(
+        lambda: ResearchRun.objects.filter(account=customer, finished_at__isnull=False).first(),
+        timeout=60,
+        what=f"the customer's run to finish\n{logs}",
+    )
+    assert mine.usable_articles == 10 and mine.feeds_failed == 0  # the newest 10 of 12 (the default cap)
+    assert ResearchRun.objects.get(account=hostile).finished_at is None
+    # ... while the tarpit's ten 3-second page deadlines are paid by its own run only
+    theirs = wait_until(
+        lambda: ResearchRun.objects.filter(account=hostile, finished_at__isnull=False).first(),
+        timeout=90,
+        what=f"the tarpit's run to finish\n{logs}",
+    )
+    assert theirs.starved and theirs.finished_at > mine.finished_at
+    assert (theirs.finished_at - theirs.started_at).total_seconds() >= 10
+    assert (mine.finished_at - mine.started_at).total_seconds() < (
+        theirs.finished_at - theirs.started_at
+    ).total_seconds()
+
+
+@pytest.mark.django_db
+def test_an_accounts_slow_feeds_spend_its_own_nightly_fetch_budget(
+    demo_site, hostile, eager_tasks, django_capture_on_commit_callbacks, settings
+) -> None:
+    # given an account whose own feed took 100 s last night next to a quick demo feed, and
+    # another customer following only that demo feed
+    settings.RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT = 30
+    hostile.behaviours["/feed"] = servers.static(200, servers.rss([("a", f"{hostile.base_url}/a")]), "text/xml")
+    owner = factories.account_create(name="Owner", slug="owner")
+    other = factories.account_create(name="Other", slug="other")
+    slow = services.source_subscribe(account=owner, url=f"{hostile.base_url}/feed")
+    quick = services.source_subscribe(account=owner, url=f"{demo_site.base_url}{RSS_PATH}")
+    services.source_subscribe(account=other, url=f"{demo_site.base_url}{RSS_PATH}")
+    Source.objects.filter(pk=slow.pk).update(fetch_seconds_last_run=100.0)
+    Source.objects.filter(pk=quick.pk).update(fetch_seconds_last_run=2.0)
+
+    # when the night runs
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = services.research_night_dispatch()
+
+    # then the slow feed waits (its subscriber's budget is spent), the quick one is read
+    assert counts["sources"] == 1 and counts["feeds_over_budget"] == 1
+    assert hostile.hits == [] and demo_site.count(RSS_PATH) == 1
+    mine = ResearchRun.objects.get(account=owner)
+    assert mine.finished_at and mine.skipped_source_ids == [slow.pk]
+    assert (mine.feeds_subscribed, mine.feeds_fetched, mine.feeds_failed) == (2, 1, 1)
+    assert mine.error_kinds == {"over_budget": 1} and mine.usable_articles == 12
+    theirs = ResearchRun.objects.get(account=other)
+    assert (theirs.feeds_failed, theirs.usable_articles) == (0, 12)
+    # and each read feed's cost is recorded for tomorrow's budget, a waiting one's halved
+    quick.refresh_from_db()
+    slow.refresh_from_db()
+    assert 0 < quick.fetch_seconds_last_run < 30 and slow.fetch_seconds_last_run == 50.0
