@@ -115,7 +115,8 @@ def history(request: HttpRequest, account: Account) -> HttpResponse:
         .prefetch_related("attempts")
         .order_by("-created_at")[:100]
     )
-    landed = sum(1 for p in publications if p.status == Publication.Status.LANDED)
+    # Every landed post of the account, by the one definition, not just the rows shown.
+    landed = Publication.objects.filter(account=account).landed().count()
     return render(request, "posting/history.html", {"account": account, "publications": publications, "landed": landed})
 
 
