@@ -19,6 +19,7 @@ from posting.composer.selectors import skipped_stories_recent
 from posting.errors import DraftInvalid, DraftStateError
 from posting.models import Account, Draft, DraftRevision, Membership, Platform
 from publish.errors import NoConnectedChannel, PublishNotEnqueued
+from publish.limits import MAX_CHARS
 from publish.models import Publication
 
 DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
@@ -132,7 +133,7 @@ def _draft_page(
         "revisions": selectors.draft_revisions(draft=draft),
         "can_approve": can_decide and draft.status == Draft.Status.GATED and draft.gate_verdict == Draft.Verdict.PASSED,
         "can_edit": can_decide and draft.status in services.EDITABLE_STATUSES,
-        "max_length": services.MAX_LENGTH.get(Platform(draft.platform)),
+        "max_length": MAX_CHARS[Platform(draft.platform)],
         "text": draft.text if text is None else text,
         "error": error,
     }
