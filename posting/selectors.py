@@ -37,7 +37,8 @@ def membership_role(*, user: AbstractBaseUser, account: Account) -> str | None:
 
 def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
     return (
-        Draft.objects.filter(account=account, status=Draft.Status.GATED, gate_verdict=Draft.Verdict.PASSED)
+        Draft.objects.filter(account=account)
+        .awaiting_approval()
         .select_related("article", "composition")
         .order_by("-created_at")
     )
@@ -45,12 +46,7 @@ def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
 
 def drafts_held_back(*, account: Account) -> QuerySet[Draft]:
     """Drafts the factual gate held back that the customer has not discarded yet."""
-    return (
-        Draft.objects.filter(account=account, status=Draft.Status.GATED)
-        .exclude(gate_verdict=Draft.Verdict.PASSED)
-        .select_related("article")
-        .order_by("-created_at")
-    )
+    return Draft.objects.filter(account=account).held_back().select_related("article").order_by("-created_at")
 
 
 def draft_for_member(*, account: Account, draft_id: int) -> Draft:

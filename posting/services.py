@@ -44,13 +44,9 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
 
     expected = text_sha256 if text_sha256 is not None else text_sha256_of(draft.text)
     approved = (
-        Draft.objects.filter(
-            pk=draft.pk,
-            account_id=draft.account_id,
-            status=Draft.Status.GATED,
-            gate_verdict=Draft.Verdict.PASSED,
-            gate_text_sha256=expected,
-        )
+        Draft.objects.filter(pk=draft.pk, account_id=draft.account_id)
+        .awaiting_approval()
+        .filter(gate_text_sha256=expected)
         .filter(
             # Hashed by the database on the row it updates: whatever wrote the text since
             # the gate judged it, this approval cannot land on text that was not checked.

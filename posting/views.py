@@ -78,7 +78,7 @@ def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> Http
 @member_required
 def draft_reject(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
     draft = _decidable_draft(request, account, draft_id)
-    held_back = draft.status == Draft.Status.GATED and draft.gate_verdict != Draft.Verdict.PASSED
+    held_back = draft.is_held_back
     try:
         services.draft_reject(draft=draft, user=request.user)
     except DraftStateError as exc:
@@ -131,7 +131,7 @@ def _draft_page(
         "state_label": selectors.draft_state_label(draft=draft),
         "sentences": selectors.draft_sentences(draft=draft),
         "revisions": selectors.draft_revisions(draft=draft),
-        "can_approve": can_decide and draft.status == Draft.Status.GATED and draft.gate_verdict == Draft.Verdict.PASSED,
+        "can_approve": can_decide and draft.is_awaiting_approval,
         "can_edit": can_decide and draft.status in services.EDITABLE_STATUSES,
         "max_length": MAX_CHARS[Platform(draft.platform)],
         "text": draft.text if text is None else text,
