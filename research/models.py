@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Q
 
 
 class ErrorKind(models.TextChoices):
@@ -100,7 +101,16 @@ class Article(models.Model):
 
     @property
     def is_usable(self) -> bool:
+        # The rule of ``article_usable_q``, for a row in hand.
         return self.extraction_status == self.Extraction.OK and self.duplicate_of_id is None
+
+
+def article_usable_q(through: str = "") -> Q:
+    """A usable article, written once: its text extracted, and not a duplicate of a story
+    already stored. ``through`` reaches the article from another model
+    (``"source__listed_articles__"``); the composer, the funnel and research runs count by it.
+    """
+    return Q(**{f"{through}extraction_status": Article.Extraction.OK, f"{through}duplicate_of__isnull": True})
 
 
 class ResearchRun(models.Model):

@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import Count, F, Q, QuerySet
 
 from posting.models import Account
-from research.models import Article, ResearchRun, Source
+from research.models import Article, ResearchRun, Source, article_usable_q
 
 
 def articles_usable_for_account(*, account: Account, since: datetime | None = None) -> QuerySet[Article]:
@@ -16,7 +16,7 @@ def articles_usable_for_account(*, account: Account, since: datetime | None = No
     # ``sources`` lists every feed that led to the story; ``source`` (the first of them) is
     # matched too, so a row written with only that field still counts.
     listed = Q(sources__subscriptions__account=account) | Q(source__subscriptions__account=account)
-    articles = Article.objects.filter(listed, extraction_status=Article.Extraction.OK, duplicate_of__isnull=True)
+    articles = Article.objects.filter(listed, article_usable_q())
     if since is not None:
         articles = articles.filter(created_at__gte=since)
     return articles.distinct().order_by(F("published_at").desc(nulls_last=True), "-created_at", "-pk")

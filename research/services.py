@@ -27,7 +27,7 @@ from research.errors import FeedParseError, FetchError, InvalidSourceUrl
 from research.extract import article_extract_bytes
 from research.feeds import MAX_URL_CHARS, ParsedFeed, feed_parse, opml_parse
 from research.fetch import FetchResult, Purpose, fetch_url, parse_target
-from research.models import Article, ErrorKind, ResearchRun, Source, Subscription
+from research.models import Article, ErrorKind, ResearchRun, Source, Subscription, article_usable_q
 
 logger = logging.getLogger(__name__)
 
@@ -175,9 +175,8 @@ def _usable_counts(*, accounts: list[Account], since: datetime) -> dict[int, int
     ``articles_usable_for_account``)."""
     rows = (
         Subscription.objects.filter(
+            article_usable_q("source__listed_articles__"),
             account__in=accounts,
-            source__listed_articles__extraction_status=Article.Extraction.OK,
-            source__listed_articles__duplicate_of__isnull=True,
             source__listed_articles__created_at__gte=since,
         )
         .values("account_id")
