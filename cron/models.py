@@ -145,6 +145,7 @@ class DailyMetric(models.Model):
     articles = models.PositiveIntegerField(default=0)
     drafts = models.PositiveIntegerField(default=0)
     gated = models.PositiveIntegerField(default=0)
+    passed = models.PositiveIntegerField(default=0)
     approved = models.PositiveIntegerField(default=0)
     published = models.PositiveIntegerField(default=0)
     landed = models.PositiveIntegerField(default=0)

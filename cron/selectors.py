@@ -1,4 +1,7 @@
-"""Reads of the cron app: job statuses, open alarms and per-account funnel counts."""
+"""Reads of the cron app: job statuses, open alarms and the language model's usage.
+
+The per-account funnel is ``posting.selectors.account_funnel``, the one the customer
+pages and ``manage.py pipeline`` read too."""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 
 from cron.jobs import JOBS, Job
 from cron.models import Alarm, JobRun
-from posting.models import Account, Draft
 
 
 class JobState:
@@ -67,45 +69,6 @@ def job_statuses(*, now: datetime) -> list[JobStatus]:
 
 def alarms_open() -> QuerySet[Alarm]:
     return Alarm.objects.filter(resolved_at__isnull=True).select_related("account").order_by("-opened_at")
-
-
-def landed_count_between(*, account: Account, start: datetime, end: datetime) -> int:
-    """Posts of ``account`` the platform confirmed live in [start, end).
-
-    Like ``reconcile.selectors.landed_count`` (which has no upper bound), a post that
-    landed and later vanished still counts: it did land that day.
-    """
-    from publish.models import Publication
-
-    return Publication.objects.filter(
-        account=account,
-        status__in=[Publication.Status.LANDED, Publication.Status.VANISHED],
-        landed_at__gte=start,
-        landed_at__lt=end,
-    ).count()
-
-
-def account_funnel_between(*, account: Account, start: datetime, end: datetime) -> dict[str, int]:
-    """What happened to one account's pipeline in [start, end), each stage by its own event time.
-
-    Articles are usable ones from the account's subscribed sources; gated, approved,
-    published and landed count the moment that stage happened, so a day's row says what
-    the pipeline did that day.
-    """
-    from publish.models import Publication
-    from research.selectors import articles_usable_for_account
-
-    articles = articles_usable_for_account(account=account, since=start).filter(created_at__lt=end)
-    drafts = Draft.objects.filter(account=account)
-    publications = Publication.objects.filter(account=account)
-    return {
-        "articles": articles.count(),
-        "drafts": drafts.filter(created_at__gte=start, created_at__lt=end).count(),
-        "gated": drafts.filter(gated_at__gte=start, gated_at__lt=end).count(),
-        "approved": drafts.filter(status=Draft.Status.APPROVED, decided_at__gte=start, decided_at__lt=end).count(),
-        "published": publications.filter(published_at__gte=start, published_at__lt=end).count(),
-        "landed": landed_count_between(account=account, start=start, end=end),
-    }
 
 
 def llm_usage_summary(*, since: datetime) -> dict[str, object]:

@@ -19,8 +19,8 @@ from cron.errors import JobResultInvalid, JobRunNotEnqueued
 from cron.jobs import job_get
 from cron.models import Alarm, AlarmNotification, ApprovalDigest, DailyMetric, JobRun
 from cron.notify import alarm_channels_configured
-from cron.selectors import account_funnel_between
 from posting.models import Account
+from posting.selectors import account_funnel
 
 logger = logging.getLogger(__name__)
 
@@ -264,7 +264,7 @@ def daily_metrics_rollup() -> dict[str, int]:
     for account in Account.objects.all():
         for day in days:
             start = datetime.combine(day, datetime.min.time(), tzinfo=UTC)
-            funnel = account_funnel_between(account=account, start=start, end=start + timedelta(days=1))
+            funnel = account_funnel(account=account, start=start, end=start + timedelta(days=1))
             DailyMetric.objects.update_or_create(account=account, day=day, defaults=funnel)
             rows += 1
     return {"metric_rows": rows}

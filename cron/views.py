@@ -23,9 +23,10 @@ from django.views.decorators.http import require_GET, require_POST
 from kombu import Connection
 
 from cron.errors import JobRunNotEnqueued
-from cron.selectors import account_funnel_between, alarms_open, job_statuses, llm_usage_summary
+from cron.selectors import alarms_open, job_statuses, llm_usage_summary
 from cron.services import job_run_request
 from posting.models import Account
+from posting.selectors import account_funnel
 
 _BEARER = "Bearer "
 
@@ -134,8 +135,7 @@ def ops(request: HttpRequest) -> HttpResponse:
     now = timezone.now()
     since = now - timedelta(hours=24)
     funnels = [
-        (account, account_funnel_between(account=account, start=since, end=now))
-        for account in Account.objects.order_by("name")
+        (account, account_funnel(account=account, start=since, end=now)) for account in Account.objects.order_by("name")
     ]
     from publish.oauth.services import connect_funnel
     from publish.selectors import channels_paused

@@ -6,7 +6,7 @@ resolves the ones that cleared), and returns counts. A watchdog only resolves th
 kinds it owns.
 
 Reads go through other apps' contract functions where one exists
-(``reconcile.selectors.landed_count``, ``publish.oauth.services.connect_funnel``);
+(``Publication.objects.landed()``, ``publish.oauth.services.connect_funnel``);
 elsewhere (research runs, sources, gate verdicts, LLM usage, publications, channels)
 they query those apps' models directly, read-only.
 """
@@ -75,8 +75,7 @@ def watchdog_landed() -> dict[str, int]:
     channel, no drafts and no publications at all alarms too.
     """
     from posting.selectors import drafts_awaiting_approval
-    from publish.models import Channel
-    from reconcile.selectors import landed_count
+    from publish.models import Channel, Publication
 
     now = timezone.now()
     conditions = []
@@ -87,7 +86,7 @@ def watchdog_landed() -> dict[str, int]:
             continue
         checked += 1
         since = now - window
-        if landed_count(account=account, since=since) == 0:
+        if not Publication.objects.filter(account=account).landed(start=since).exists():
             conditions.append(
                 Condition(
                     kind=Kind.NOTHING_LANDED,

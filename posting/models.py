@@ -117,6 +117,20 @@ class PastPost(models.Model):
         return f"past post {self.pk} ({self.platform})"
 
 
+class DraftQuerySet(models.QuerySet["Draft"]):
+    """Where a draft stands, written once: the pages, the digest, the watchdog, approval's
+    conditional update and ``manage.py pipeline`` all ask these (``Draft.is_*`` for a row
+    already loaded says the same)."""
+
+    def awaiting_approval(self) -> DraftQuerySet:
+        """A person may approve these now: the gate judged the text and passed it."""
+        return self.filter(status=Draft.Status.GATED, gate_verdict=Draft.Verdict.PASSED)
+
+    def held_back(self) -> DraftQuerySet:
+        """The gate judged these and did not pass them; the customer has not discarded them."""
+        return self.filter(status=Draft.Status.GATED).exclude(gate_verdict=Draft.Verdict.PASSED)
+
+
 class Draft(models.Model):
     """One platform-aware post drafted from one article for one account."""
 
@@ -158,6 +172,8 @@ class Draft(models.Model):
     edited_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = DraftQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
         constraints = [
@@ -179,6 +195,15 @@ class Draft(models.Model):
 
     def __str__(self) -> str:
         return f"draft {self.pk} {self.platform} ({self.status})"
+
+    # The same rules as DraftQuerySet's, for a row in hand (a test pins that they agree).
+    @property
+    def is_awaiting_approval(self) -> bool:
+        return self.status == self.Status.GATED and self.gate_verdict == self.Verdict.PASSED
+
+    @property
+    def is_held_back(self) -> bool:
+        return self.status == self.Status.GATED and self.gate_verdict != self.Verdict.PASSED
 
 
 class DraftRevision(models.Model):

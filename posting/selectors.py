@@ -10,6 +10,8 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from posting.models import Account, Draft, DraftRevision, Membership
+from publish.models import Publication
+from research.selectors import articles_usable_for_account
 
 
 def account_for_member(*, user: AbstractBaseUser | AnonymousUser, slug: str) -> Account:
@@ -35,7 +37,8 @@ def membership_role(*, user: AbstractBaseUser, account: Account) -> str | None:
 
 def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
     return (
-        Draft.objects.filter(account=account, status=Draft.Status.GATED, gate_verdict=Draft.Verdict.PASSED)
+        Draft.objects.filter(account=account)
+        .awaiting_approval()
         .select_related("article", "composition")
         .order_by("-created_at")
     )
@@ -43,12 +46,7 @@ def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
 
 def drafts_held_back(*, account: Account) -> QuerySet[Draft]:
     """Drafts the factual gate held back that the customer has not discarded yet."""
-    return (
-        Draft.objects.filter(account=account, status=Draft.Status.GATED)
-        .exclude(gate_verdict=Draft.Verdict.PASSED)
-        .select_related("article")
-        .order_by("-created_at")
-    )
+    return Draft.objects.filter(account=account).held_back().select_related("article").order_by("-created_at")
 
 
 def draft_for_member(*, account: Account, draft_id: int) -> Draft:
@@ -148,27 +146,34 @@ def draft_revisions(*, draft: Draft) -> QuerySet[DraftRevision]:
     return DraftRevision.objects.filter(draft=draft).select_related("editor").order_by("created_at", "pk")
 
 
-def account_funnel(*, account: Account, since: datetime | None = None) -> dict[str, int]:
-    """Articles → drafts → gated → approved → published → landed for one account.
+def account_funnel(*, account: Account, start: datetime | None = None, end: datetime | None = None) -> dict[str, int]:
+    """Articles → drafts → gated → passed → approved → published → landed for one account.
 
-    ``since`` limits every stage to rows created after it (the operator's 24 h view);
-    None counts everything. Published means the platform accepted the write and gave
-    us an id; landed means a later read showed it live with a permalink.
+    The one funnel: the operator's page, the daily metrics and ``manage.py pipeline`` all
+    read it. Each stage counts in [start, end) by the time that stage happened (a bound
+    left out is open), so a day's row says what the pipeline did that day. Articles are
+    usable ones from the account's subscribed sources; published means the platform
+    accepted the write and gave us an id; landed is ``Publication.objects.landed()``.
     """
-    from publish.models import Publication
-    from research.selectors import articles_usable_for_account
+
+    def between(field: str) -> dict[str, datetime]:
+        bounds: dict[str, datetime] = {}
+        if start is not None:
+            bounds[f"{field}__gte"] = start
+        if end is not None:
+            bounds[f"{field}__lt"] = end
+        return bounds
 
     drafts = Draft.objects.filter(account=account)
+    gated = drafts.filter(gated_at__isnull=False, **between("gated_at"))
+    approved = drafts.filter(status=Draft.Status.APPROVED, decided_at__isnull=False, **between("decided_at"))
     publications = Publication.objects.filter(account=account)
-    if since is not None:
-        drafts = drafts.filter(created_at__gte=since)
-        publications = publications.filter(created_at__gte=since)
     return {
-        "articles": articles_usable_for_account(account=account, since=since).count(),
-        "drafts": drafts.count(),
-        "gated": drafts.exclude(gate_verdict="").count(),
-        "passed": drafts.filter(gate_verdict=Draft.Verdict.PASSED).count(),
-        "approved": drafts.filter(status=Draft.Status.APPROVED).count(),
-        "published": publications.exclude(platform_post_id="").count(),
-        "landed": publications.filter(status=Publication.Status.LANDED).count(),
+        "articles": articles_usable_for_account(account=account).filter(**between("created_at")).count(),
+        "drafts": drafts.filter(**between("created_at")).count(),
+        "gated": gated.count(),
+        "passed": gated.filter(gate_verdict=Draft.Verdict.PASSED).count(),
+        "approved": approved.count(),
+        "published": publications.filter(published_at__isnull=False, **between("published_at")).count(),
+        "landed": publications.landed(start=start, end=end).count(),
     }

@@ -13,21 +13,14 @@ verdict and records a DraftRevision: who, when, from where.
 
 from __future__ import annotations
 
-import re
-
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from posting.errors import DraftInvalid, DraftStateError
-from posting.models import Draft, DraftRevision, Platform, TextSHA256, text_sha256_of
+from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
+from publish.limits import platform_limit_broken
 from publish.models import Publication
-
-# Platform limits a human edit must respect (reference: docs/meta-graph-api.md §3).
-MAX_LENGTH = {Platform.FACEBOOK_PAGE: 63_206, Platform.INSTAGRAM: 2_200}
-MAX_HASHTAGS = {Platform.INSTAGRAM: 30}
-MAX_MENTIONS = {Platform.INSTAGRAM: 20}
-
 
 # Drafts whose text may still change: once approved or rejected, the text is final.
 EDITABLE_STATUSES = (Draft.Status.DRAFTED, Draft.Status.GATED)
@@ -51,13 +44,9 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
 
     expected = text_sha256 if text_sha256 is not None else text_sha256_of(draft.text)
     approved = (
-        Draft.objects.filter(
-            pk=draft.pk,
-            account_id=draft.account_id,
-            status=Draft.Status.GATED,
-            gate_verdict=Draft.Verdict.PASSED,
-            gate_text_sha256=expected,
-        )
+        Draft.objects.filter(pk=draft.pk, account_id=draft.account_id)
+        .awaiting_approval()
+        .filter(gate_text_sha256=expected)
         .filter(
             # Hashed by the database on the row it updates: whatever wrote the text since
             # the gate judged it, this approval cannot land on text that was not checked.
@@ -182,13 +171,6 @@ def draft_text_validate(*, platform: str, text: str) -> str:
     text = (text or "").replace("\r\n", "\n").strip()
     if not text:
         raise DraftInvalid("The post cannot be empty.")
-    limit = MAX_LENGTH.get(Platform(platform), 63_206)
-    if len(text) > limit:
-        raise DraftInvalid(f"The post is {len(text)} characters; the limit here is {limit}.")
-    hashtags = len(re.findall(r"(?<!\w)#\w+", text))
-    if platform in MAX_HASHTAGS and hashtags > MAX_HASHTAGS[Platform(platform)]:
-        raise DraftInvalid(f"Instagram allows at most 30 hashtags; this post has {hashtags}.")
-    mentions = len(re.findall(r"(?<![\w@])@\w+", text))
-    if platform in MAX_MENTIONS and mentions > MAX_MENTIONS[Platform(platform)]:
-        raise DraftInvalid(f"Instagram allows at most 20 @mentions; this post has {mentions}.")
+    if broken := platform_limit_broken(platform=platform, text=text):
+        raise DraftInvalid(broken)
     return text

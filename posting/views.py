@@ -19,6 +19,7 @@ from posting.composer.selectors import skipped_stories_recent
 from posting.errors import DraftInvalid, DraftStateError
 from posting.models import Account, Draft, DraftRevision, Membership, Platform
 from publish.errors import NoConnectedChannel, PublishNotEnqueued
+from publish.limits import MAX_CHARS
 from publish.models import Publication
 
 DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
@@ -77,7 +78,7 @@ def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> Http
 @member_required
 def draft_reject(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
     draft = _decidable_draft(request, account, draft_id)
-    held_back = draft.status == Draft.Status.GATED and draft.gate_verdict != Draft.Verdict.PASSED
+    held_back = draft.is_held_back
     try:
         services.draft_reject(draft=draft, user=request.user)
     except DraftStateError as exc:
@@ -115,7 +116,8 @@ def history(request: HttpRequest, account: Account) -> HttpResponse:
         .prefetch_related("attempts")
         .order_by("-created_at")[:100]
     )
-    landed = sum(1 for p in publications if p.status == Publication.Status.LANDED)
+    # Every landed post of the account, by the one definition, not just the rows shown.
+    landed = Publication.objects.filter(account=account).landed().count()
     return render(request, "posting/history.html", {"account": account, "publications": publications, "landed": landed})
 
 
@@ -129,9 +131,9 @@ def _draft_page(
         "state_label": selectors.draft_state_label(draft=draft),
         "sentences": selectors.draft_sentences(draft=draft),
         "revisions": selectors.draft_revisions(draft=draft),
-        "can_approve": can_decide and draft.status == Draft.Status.GATED and draft.gate_verdict == Draft.Verdict.PASSED,
+        "can_approve": can_decide and draft.is_awaiting_approval,
         "can_edit": can_decide and draft.status in services.EDITABLE_STATUSES,
-        "max_length": services.MAX_LENGTH.get(Platform(draft.platform)),
+        "max_length": MAX_CHARS[Platform(draft.platform)],
         "text": draft.text if text is None else text,
         "error": error,
     }

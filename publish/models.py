@@ -89,6 +89,24 @@ class OAuthClaim(models.Model):
         return f"connect {self.platform} for {self.account_id}"
 
 
+class PublicationQuerySet(models.QuerySet["Publication"]):
+    def landed(self, *, start: datetime | None = None, end: datetime | None = None) -> PublicationQuerySet:
+        """The product's one number: every count of "landed" is this (docs/ARCHITECTURE.md).
+
+        A post landed when a read of the platform showed it live with its permalink: status
+        LANDED, or VANISHED (it landed and was deleted later; it still landed that day,
+        because the pipeline worked). It counts at ``landed_at``, in [start, end) when given.
+        """
+        landed = self.filter(
+            status__in=[Publication.Status.LANDED, Publication.Status.VANISHED], landed_at__isnull=False
+        )
+        if start is not None:
+            landed = landed.filter(landed_at__gte=start)
+        if end is not None:
+            landed = landed.filter(landed_at__lt=end)
+        return landed
+
+
 class Publication(models.Model):
     """An approved draft on one channel, from scheduled to landed (or why not)."""
 
@@ -128,6 +146,8 @@ class Publication(models.Model):
     failure_reason = models.CharField(max_length=1000, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PublicationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

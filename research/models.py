@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Q
 
 
 class ErrorKind(models.TextChoices):
@@ -108,6 +109,11 @@ class Article(models.Model):
     def __str__(self) -> str:
         return self.title or self.canonical_url
 
+    @property
+    def is_usable(self) -> bool:
+        # The rule of ``article_usable_q``, for a row in hand.
+        return self.extraction_status == self.Extraction.OK
+
 
 class Delivery(models.Model):
     """One feed listing one story page, with what that feed said about it.
@@ -134,6 +140,15 @@ class Delivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_id} -> {self.article_id}"
+
+
+def article_usable_q(through: str = "") -> Q:
+    """A usable article, written once: its text extracted. ``through`` reaches the article
+    from another model (``"deliveries__article__"``). Near-duplicates are folded per account
+    by ``research.selectors.articles_usable_for_account``, never across customers, so they
+    are not part of this row-level rule.
+    """
+    return Q(**{f"{through}extraction_status": Article.Extraction.OK})
 
 
 class ResearchRun(models.Model):

@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce, NullIf
 
 from posting.models import Account
 from research.dedupe import distinct_stories
-from research.models import Article, Delivery, ResearchRun, Source, Subscription
+from research.models import Article, Delivery, ResearchRun, Source, Subscription, article_usable_q
 
 
 def articles_usable_for_account(*, account: Account, since: datetime | None = None) -> QuerySet[Article]:
@@ -21,9 +21,7 @@ def articles_usable_for_account(*, account: Account, since: datetime | None = No
     for the story), so another customer's feed can neither hide a page from this account
     nor make it draft from a copy that only that feed listed.
     """
-    mine = Article.objects.filter(
-        deliveries__source__subscriptions__account=account, extraction_status=Article.Extraction.OK
-    )
+    mine = Article.objects.filter(article_usable_q(), deliveries__source__subscriptions__account=account)
     if since is not None:
         mine = mine.filter(created_at__gte=since)
     candidates = mine.distinct().order_by("created_at", "pk").values_list("pk", "fingerprint")
@@ -44,8 +42,8 @@ def usable_article_counts(*, account_ids: list[int], since: datetime) -> dict[in
     """``articles_usable_for_account(...).count()`` for many accounts in one query."""
     rows = (
         Subscription.objects.filter(
+            article_usable_q("source__deliveries__article__"),
             account_id__in=account_ids,
-            source__deliveries__article__extraction_status=Article.Extraction.OK,
             source__deliveries__article__created_at__gte=since,
         )
         .values_list("account_id", "source__deliveries__article_id", "source__deliveries__article__fingerprint")

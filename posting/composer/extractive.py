@@ -24,14 +24,15 @@ from typing import Any
 
 from posting.composer.relevance import BusinessTopic, word_stem, words_of
 from posting.gate.core import sentences_split
+from posting.models import Platform
 from posting.voice.stats import EMOJI_RE, HASHTAG_RE, MENTION_RE
+from publish.limits import MAX_CHARS
 
 FACEBOOK = "facebook_page"
 INSTAGRAM = "instagram"
 # Post length when the account has no voice on the platform yet.
 DEFAULT_TARGET_CHARS = {FACEBOOK: 320, INSTAGRAM: 420}
 TARGET_BOUNDS = {FACEBOOK: (120, 900), INSTAGRAM: (120, 1400)}
-CAPTION_LIMIT = 2_200
 MAX_FACTS = 3
 MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 400
@@ -318,7 +319,7 @@ def _assemble(*, opening: str, facts: str, closing: list[str], traits: VoiceTrai
     if traits.hashtags:
         blocks.append(" ".join(traits.hashtags))
     # Hashtags, then the sign-off, give way before the quoted facts ever would.
-    while len(blocks) > 2 and len("\n\n".join(blocks)) > CAPTION_LIMIT:
+    while len(blocks) > 2 and len("\n\n".join(blocks)) > MAX_CHARS[Platform.INSTAGRAM]:
         blocks.pop()
     return "\n\n".join(blocks)
 

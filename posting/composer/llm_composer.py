@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from posting.composer.extractive import CAPTION_LIMIT, INSTAGRAM, ComposedPost, voice_traits
+from posting.composer.extractive import INSTAGRAM, ComposedPost, voice_traits
 from posting.gate.core import PASSED, gate_evaluate, sentences_split
 from posting.llm import LLMError, LLMUnavailable, llm_complete_json, usage_mark_malformed
-from posting.models import Account, LLMUsage
-from posting.voice.stats import HASHTAG_RE, MENTION_RE, voice_describe
+from posting.models import Account, LLMUsage, Platform
+from posting.voice.stats import voice_describe
+from publish.limits import MAX_CHARS, MAX_HASHTAGS, MAX_MENTIONS, platform_limit_broken
 
 MAX_PROMPT_SENTENCES = 120
 # The model's first post, and one retry told why the gate turned it down.
@@ -31,13 +32,11 @@ PLATFORM_RULES = {
         "Aim for 1-3 short sentences."
     ),
     INSTAGRAM: (
-        "Instagram caption: at most 2,200 characters, at most 30 hashtags, at most 20 @mentions, no URLs "
-        "(links are not clickable in captions)."
+        f"Instagram caption: at most {MAX_CHARS[Platform.INSTAGRAM]:,} characters, "
+        f"at most {MAX_HASHTAGS[Platform.INSTAGRAM]} hashtags, at most {MAX_MENTIONS[Platform.INSTAGRAM]} @mentions, "
+        "no URLs (links are not clickable in captions)."
     ),
 }
-MAX_HASHTAGS = 30
-MAX_MENTIONS = 20
-FACEBOOK_LIMIT = 63_206
 LINK_IN_BIO_RE = re.compile(r"link in (?:our |my |the )?bio", re.IGNORECASE)
 # The facts that could leak from an exemplar into a post: numbers, and names (capitalised
 # words in mid-sentence, so that "Come" opening a sentence does not count as a name).
@@ -314,15 +313,8 @@ def _validated_post(
     text = text.strip()
     if "http://" in text or "https://" in text:
         raise reject("it contains a URL")
-    if len(text) > FACEBOOK_LIMIT:
-        raise reject(f"post over {FACEBOOK_LIMIT} characters")
-    if platform == INSTAGRAM:
-        if not bio_link and LINK_IN_BIO_RE.search(text):
-            raise reject("it points to a link in bio the account does not have")
-        if len(text) > CAPTION_LIMIT:
-            raise reject(f"caption over {CAPTION_LIMIT} characters")
-        if len(HASHTAG_RE.findall(text)) > MAX_HASHTAGS:
-            raise reject(f"more than {MAX_HASHTAGS} hashtags")
-        if len(MENTION_RE.findall(text)) > MAX_MENTIONS:
-            raise reject(f"more than {MAX_MENTIONS} mentions")
+    if broken := platform_limit_broken(platform=platform, text=text):
+        raise reject(broken)
+    if platform == INSTAGRAM and not bio_link and LINK_IN_BIO_RE.search(text):
+        raise reject("it points to a link in bio the account does not have")
     return ComposedPost(text=text, composer="llm", sources=sources)

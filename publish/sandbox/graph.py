@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from publish import limits
 from publish.sandbox import errors
 from publish.sandbox.errors import GraphError
 from publish.sandbox.store import Store
@@ -26,9 +27,10 @@ from publish.sandbox.store import Store
 DAY_S = 86400
 LONG_LIVED_S = 5183944
 SHORT_LIVED_S = 5400
-CAPTION_MAX_CHARS = 2200
-CAPTION_MAX_HASHTAGS = 30
-CAPTION_MAX_MENTIONS = 20
+# Instagram's caption limits, as the product knows them (the one definition is publish/limits.py).
+CAPTION_MAX_CHARS = limits.MAX_CHARS[limits.INSTAGRAM]
+CAPTION_MAX_HASHTAGS = limits.MAX_HASHTAGS[limits.INSTAGRAM]
+CAPTION_MAX_MENTIONS = limits.MAX_MENTIONS[limits.INSTAGRAM]
 DEFAULT_PAGE_LIMIT = 25
 MAX_PAGE_LIMIT = 100
 # Knob defaults until a test or the demo scripts otherwise (GraphSandbox.set_*). The guide
@@ -36,9 +38,6 @@ MAX_PAGE_LIMIT = 100
 DEFAULT_QUOTA = {"total": 100, "used": 0, "containers_total": 400}
 DEFAULT_READ_LAG = {"reads": 0, "unpublished_reads": 0}
 DEFAULT_CONTAINER_PLAN = {"in_progress_polls": 0, "outcome": "FINISHED", "error_subcode": None}
-
-_HASHTAG = re.compile(r"(?<!\w)#\w+")
-_MENTION = re.compile(r"(?<!\w)@[\w.]+")
 
 
 @dataclass
@@ -776,23 +775,23 @@ def _caption_check(caption: str) -> None:
         raise GraphError(
             code=36004,
             subcode=2207010,
-            message="The caption is too long: at most 2200 characters.",
+            message=f"The caption is too long: at most {CAPTION_MAX_CHARS} characters.",
             user_title="Caption too long",
-            user_msg="Captions can have at most 2200 characters.",
+            user_msg=f"Captions can have at most {CAPTION_MAX_CHARS} characters.",
         )
-    if len(_HASHTAG.findall(caption)) > CAPTION_MAX_HASHTAGS:
+    if limits.hashtags_count(caption) > CAPTION_MAX_HASHTAGS:
         raise GraphError(
             code=36004,
             subcode=2207010,
-            message="The caption has too many hashtags: at most 30.",
+            message=f"The caption has too many hashtags: at most {CAPTION_MAX_HASHTAGS}.",
             user_title="Too many hashtags",
-            user_msg="Captions can have at most 30 hashtags.",
+            user_msg=f"Captions can have at most {CAPTION_MAX_HASHTAGS} hashtags.",
         )
-    if len(_MENTION.findall(caption)) > CAPTION_MAX_MENTIONS:
+    if limits.mentions_count(caption) > CAPTION_MAX_MENTIONS:
         raise GraphError(
             code=100,
             subcode=2207040,
-            message="Cannot use more than 20 @ tags in a caption.",
+            message=f"Cannot use more than {CAPTION_MAX_MENTIONS} @ tags in a caption.",
             user_title="Too many tags",
             user_msg="Captions can mention at most 20 accounts.",
         )

@@ -82,7 +82,7 @@ def test_the_operator_page_lists_open_alarms_jobs_and_each_accounts_funnel(accou
     assert "publish_due" in page and "watchdog_jobs" in page
     funnels = dict(response.context["funnels"])
     assert funnels[account]["landed"] == 1
-    assert set(funnels[account]) == {"articles", "drafts", "gated", "approved", "published", "landed"}
+    assert set(funnels[account]) == {"articles", "drafts", "gated", "passed", "approved", "published", "landed"}
     assert dict(response.context["connect_funnel"])["instagram"]["started"] == 1
     assert response.context["llm"]["throttled"] == 3
     assert "sha256:abcd1234" in page and "org-landed" in page

@@ -22,7 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from posting.models import Account, Draft
-from posting.selectors import account_funnel
+from posting.selectors import account_funnel, drafts_awaiting_approval
 from publish.models import Publication
 
 # On their way: a worker holds them, or a read-back is still to come.
@@ -82,10 +82,7 @@ class Command(BaseCommand):
 
         if options["approve_as"]:
             user = self._member(account, options["approve_as"])
-            awaiting = Draft.objects.filter(
-                account=account, status=Draft.Status.GATED, gate_verdict=Draft.Verdict.PASSED
-            )
-            for draft in awaiting:
+            for draft in drafts_awaiting_approval(account=account):
                 try:
                     draft_approve(draft=draft, user=user)
                     say(f"approve: draft {draft.pk} ({draft.platform})")
