@@ -986,6 +986,7 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
             token.kind == PROPER
             and any(_demonym_of(_bare_word(token.raw), _bare_word(other.raw)) for other in evidence_tokens)
         )
+        and not _said_elsewhere(token, claim.tokens, source, evidence_tokens)
     ]
     if missing:
         return _Failure(_missing_message(missing))
@@ -1011,6 +1012,48 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
     if contradiction:
         return _Failure(contradiction, contradiction=True)
     return None
+
+
+def _said_elsewhere(
+    key: Token, claim_tokens: Sequence[Token], source: SourceText, evidence_tokens: Sequence[Token]
+) -> bool:
+    """A number or name the claim takes from another sentence of the article, where it is
+    attached to the same word: "Eighty-six other entries" from "beat 86 other entries", "about
+    9k reclaimed Welsh slates" from "about 9,000 reclaimed Welsh slates". A number moved to
+    another thing ("12 electric bikes" where the article has "12 charging points") is not."""
+    if key.derived or key.guessed or key.kind not in {NUMBER, PROPER, MODEL}:
+        return False
+    words = [token for token in claim_tokens if (token.content or token.key) and not token.derived]
+    places = [index for index, token in enumerate(words) if token.norm == key.norm]
+    if not places:
+        return False
+    place = places[0]
+    # The key's neighbours in the claim, whatever their kind, must be its neighbours in the
+    # article too ("140 residents objected" does not lend "140" to "while 140 residents will
+    # build it", nor "the borough recycles 48%" to "Eastfield recycles 48%").
+    following = words[place + 1].norm if place + 1 < len(words) else ""
+    preceding = words[place - 1].norm if place else ""
+    if not (following or preceding):
+        return False
+    # Where the evidence gives that same word another number ("Eastfield, which recycles 57%"),
+    # the claim's number contradicts it, wherever else the article uses it.
+    evidence_words = [token for token in evidence_tokens if (token.content or token.key) and not token.derived]
+    for index, token in enumerate(evidence_words):
+        neighbours = evidence_words[index - 1 : index] + evidence_words[index + 1 : index + 2]
+        if token.norm in {preceding, following} and any(
+            other.kind == key.kind and other.norm != key.norm for other in neighbours
+        ):
+            return False
+    for sentence_tokens in source.tokens[1:]:
+        sentence_words = [token for token in sentence_tokens if (token.content or token.key) and not token.derived]
+        for index, token in enumerate(sentence_words):
+            if token.norm != key.norm:
+                continue
+            after = sentence_words[index + 1].norm if index + 1 < len(sentence_words) else ""
+            before = sentence_words[index - 1].norm if index else ""
+            if (not following or following == after) and (not preceding or preceding == before):
+                return True
+    return False
 
 
 def _demonym_of(one: str, other: str) -> bool:
@@ -1138,7 +1181,7 @@ def _coverage_failure(
         return _Failure(f'The article says "{theirs.raw}", not "{ours.raw}".', unsettled=True)
     if not uncovered:
         return None
-    allowed = 0 if covered < (3 if clause else 4) else 1 if covered < 9 else 2
+    allowed = 0 if covered < (3 if clause else 4) else 1 if covered < 7 else 2 if covered < 11 else 3
     if len(uncovered) <= allowed:
         return None
     return _Failure(f"The article doesn't say this: it never mentions {_listed(uncovered[:3])}.", unsettled=True)

@@ -527,13 +527,15 @@ DIRECTION_FAMILIES = (
     frozenset(_words("more higher greater larger bigger up rise rose increase increased grow grew")),
 )
 GREETING = re.compile(
-    r"^(?:hi|hello|hey|hiya|greetings|welcome|"
+    r"^(?:hi|hello|hey|hiya|welcome|"
     r"ol[aá]|hola|bonjour|ciao|salut|hallo|namaste|aloha|kia ora|"
-    r"good (?:morning|afternoon|evening|day)|morning|evening|"
+    # "Evening classes run on Tuesdays" is not a greeting: these stand alone.
+    r"(?:good (?:morning|afternoon|evening|day)|morning|evening|greetings)(?=\s*(?:[,!:.\u2013\u2014-]|$))|"
     r"happy (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|new year|holidays|"
     r"christmas|easter|birthday|anniversary|diwali|eid|hanukkah|thanksgiving|spring|summer|autumn|fall|winter)|"
     r"merry \w+|season's greetings|calling all \w+|attention \w+|(?:hey |hi )?(?:folks|friends|everyone|all|neighbours|"
-    r"neighbors|parents|dog owners|riders|readers)|\w+(?: \w+)?, (?:take note|listen up|rejoice|this one's for you))\b"
+    r"neighbors|parents|dog owners|riders|readers)(?=\s*(?:[,!:.\u2013\u2014-]|$))|"
+    r"\w+(?: \w+)?, (?:take note|listen up|rejoice|this one's for you))\b"
 )
 # How a business closes a post, learned or not: thanks, cheers, see you, stay safe...
 SIGN_OFF_PHRASE = re.compile(
