@@ -415,6 +415,13 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         return "exclamation", None
     # "(and buy!)": an aside to the reader inside a sentence.
     sentence = _ASIDE.sub("", sentence)
+    # "We adore tulips and Greenacre's 90 varieties look incredible": the business's own
+    # feeling, then the fact; the fact is what is checked.
+    opening = re.match(r"^(.+?),?\s+and\s+(?=\S)", sentence)
+    if opening and re.match(r"(?:we|i)\b", opening.group(1), flags=re.IGNORECASE):
+        feeling = tokenize(opening.group(1), is_claim=True)
+        if _statement_kind(feeling, opening.group(1), source) == "own_words":
+            sentence = sentence[opening.end() :]
     # "..., so come along!", "..., so this one's close to our hearts": the business turning to
     # the reader or to itself after the fact; the fact before it is what is checked.
     tail = _TAIL.search(sentence)
@@ -1365,7 +1372,30 @@ def _one_way_synonyms(one: Token, other: Token) -> bool:
 
 def _same_family(one: Token, other: Token) -> bool:
     ours, theirs = set(lemmas(_bare_word(one.raw))), set(lemmas(_bare_word(other.raw)))
+    if any(frozenset((a, b)) in _ALIKE for a in ours for b in theirs):
+        return False  # "donates" for "gives", "lets" for "rents": one act in other words
     return any(ours & family and theirs & family for family in VERB_FAMILIES)
+
+
+_ALIKE = frozenset(
+    frozenset(pair)
+    for pair in (
+        ("give", "donate"),
+        ("rent", "lease"),
+        ("rent", "let"),
+        ("lease", "let"),
+        ("fund", "sponsor"),
+        ("fund", "pay"),
+        ("fix", "repair"),
+        ("close", "shut"),
+        ("sack", "fire"),
+        ("sack", "dismiss"),
+        ("fire", "dismiss"),
+        ("quit", "resign"),
+        ("save", "rescue"),
+        ("borrow", "loan"),
+    )
+)
 
 
 def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str], evidence_tokens: Sequence[Token]) -> str:
@@ -1561,7 +1591,7 @@ def _role_swap(
                 if shared[c].kind in {PROPER, MODEL}:
                     continue  # "Seaview's Sandra Whitlow ... English": a name is not what roles turn on
                 if (kinds[a] != kinds[b] or kinds[a] == WORD) and not pivots[c]:
-                    continue
+                    continue  # words trade roles around a verb; names and numbers around any word
                 if (
                     kinds[a] == WORD
                     and sentence_of is not None

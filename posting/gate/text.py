@@ -404,4 +404,7 @@ def _decimal_text(value: Decimal) -> str:
 
 
 def _is_superlative(word: str) -> bool:
-    return len(word) > 4 and word.endswith("est") and word not in NOT_SUPERLATIVE
+    if len(word) <= 4 or not word.endswith("est") or word in NOT_SUPERLATIVE:
+        return False
+    # "retest", "reinvest": a verb done again, not a superlative.
+    return not (word.startswith("re") and is_ordinary_word(word[2:]))
