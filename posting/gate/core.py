@@ -415,6 +415,10 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         return "exclamation", None
     # "(and buy!)": an aside to the reader inside a sentence.
     sentence = _ASIDE.sub("", sentence)
+    # "Mark your calendars: ...", "New kit alert: ...": a short label in front of the news.
+    label = _LABEL.match(sentence)
+    if label and _is_label(label.group(1)) and len(sentence[label.end() :].split()) >= 3:
+        sentence = sentence[label.end() :]
     # "We adore tulips and Greenacre's 90 varieties look incredible": the business's own
     # feeling, then the fact; the fact is what is checked.
     opening = re.match(r"^(.+?),?\s+and\s+(?=\S)", sentence)
@@ -466,6 +470,19 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
 
 
 _ASIDE = re.compile(r"\s*\([^()]*!\)")
+_LABEL = re.compile(r"^([^:]{1,40}?)\s*:\s+(?=\S)")
+
+
+def _is_label(label: str) -> bool:
+    """A label names no number, no name and no past event: "Mark your calendars", "Heads up"."""
+    words = label.split()
+    if not 1 <= len(words) <= 4 or re.search(r"\d", label) or _NUMBER_WORD.search(label.lower()):
+        return False
+    if any(word[:1].isupper() for word in words[1:]):
+        return False
+    return not any(_is_past(token) or token.superlative for token in tokenize(label))
+
+
 _TAIL = re.compile(r",?\s+(?:so|and)\s+([^,;]+?)[.!]*$", re.IGNORECASE)
 
 
@@ -1195,7 +1212,10 @@ def _coverage_failure(
 
 
 # "you're welcome to bring a friend" says what "clients can bring a friend" does.
-_PERMISSION = frozenset({"welcome", "able", "free to"})
+_PERMISSION = frozenset({"welcome", "able", "free to"}) | frozenset(
+    # What the reader is asked to do ("grab a friend", "pop in", "join us"): no fact of the article's.
+    ["visit", "visits", "come", "pop", "drop", "swing", "grab", "join", "tap", "click", "follow", "subscribe", "swipe"]
+)
 
 
 def _is_light(token: Token) -> bool:

@@ -295,6 +295,9 @@ def _normalise(text: str) -> str:
         text = DENIAL.sub(" not ", text)
     if NUMBER_WORDS.search(text):
         text = NUMBER_WORDS.sub(_number_words_replacement, text)
+    if A_SCALE.search(text):
+        # "a hundred", "a thousand": one of them.
+        text = A_SCALE.sub(lambda match: str(_SCALES[match.group(1).lower()]), text)
     if "dozen" in text:
         # "two dozen" is 24, "a dozen" 12, "half a dozen" 6.
         text = DOZENS.sub(_dozens_replacement, text)
@@ -352,6 +355,7 @@ def _number_words_replacement(match: re.Match[str]) -> str:
     return str(value)
 
 
+A_SCALE = re.compile(r"\ba (hundred|thousand|million|billion)\b", re.IGNORECASE)
 DOZENS = re.compile(r"\b(?:(half) a|(a|an|\w+)) dozen\b", re.IGNORECASE)
 TIME_RANGE = re.compile(r"\b(\d{1,2}(?::\d{2})?)\s*(to|-|until|till)\s*(\d{1,2}(?::\d{2})?)\s*([ap])\.?m\b", re.I)
 
