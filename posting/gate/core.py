@@ -499,9 +499,15 @@ def _is_aside(tail: str) -> bool:
     )
 
 
+# "Call 01632 960 123", "+44 20 7946 0958", "hello@shop.co.uk": how to reach the business.
+_CONTACT = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w.,])(?:\+\d[\d\s-]{8,}\d|0\d{2,4}[\s-]?\d{3,4}[\s-]?\d{3,4})(?![\w.,])"
+)
+
+
 def _clean(raw: str) -> str:
-    """The words of a sentence: no links, emoji or tag signs."""
-    text = URL.sub(" ", raw)
+    """The words of a sentence: no links, emoji, tag signs, or the business's phone number and email."""
+    text = _CONTACT.sub(" ", URL.sub(" ", raw))
     text = re.sub(r"(?:\s*[#@][\w.]+)+\s*$", "", text)
     text = re.sub(r"[#@](\w)", r"\1", text)
     text = "".join(" " if _is_emoji(ch) else ch for ch in text)

@@ -295,6 +295,12 @@ def _normalise(text: str) -> str:
         text = DENIAL.sub(" not ", text)
     if NUMBER_WORDS.search(text):
         text = NUMBER_WORDS.sub(_number_words_replacement, text)
+    if ORDINAL.search(text):
+        # "its tenth birthday" is its 10th; "a tenth of" stays a fraction.
+        text = ORDINAL.sub(lambda match: f"{match.group(1)} {ORDINALS[match.group(2).lower()]}", text)
+    if HALF_SCALE.search(text):
+        # "half a million" is 500000.
+        text = HALF_SCALE.sub(lambda match: str(_SCALES[match.group(1).lower()] // 2), text)
     if A_SCALE.search(text):
         # "a hundred", "a thousand": one of them.
         text = A_SCALE.sub(lambda match: str(_SCALES[match.group(1).lower()]), text)
@@ -355,6 +361,37 @@ def _number_words_replacement(match: re.Match[str]) -> str:
     return str(value)
 
 
+ORDINALS = {
+    word: str(value)
+    for value, word in enumerate(
+        [
+            "_",
+            "_",
+            "_",
+            "_",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ]
+    )
+    if word != "_"
+} | {"thirtieth": "30", "fortieth": "40", "fiftieth": "50", "sixtieth": "60", "hundredth": "100"}
+ORDINAL = re.compile(rf"\b(the|its|our|their|his|her|this|\w+'s)\s+({'|'.join(ORDINALS)})\b(?!\s+of\b)", re.IGNORECASE)
+HALF_SCALE = re.compile(r"\bhalf an? (hundred|thousand|million|billion)\b", re.IGNORECASE)
 A_SCALE = re.compile(r"\ba (hundred|thousand|million|billion)\b", re.IGNORECASE)
 DOZENS = re.compile(r"\b(?:(half) a|(a|an|\w+)) dozen\b", re.IGNORECASE)
 TIME_RANGE = re.compile(r"\b(\d{1,2}(?::\d{2})?)\s*(to|-|until|till)\s*(\d{1,2}(?::\d{2})?)\s*([ap])\.?m\b", re.I)

@@ -22,7 +22,8 @@ Owner Priya Nair said the bakery will open a second shop on Station Road in the 
 The new shop will sell bread, pastries and coffee but will not have a kitchen.
 The bakery gives its unsold loaves to the Riverside food bank every evening.
 Three families have moved off the estate next door since the old bakery closed in 2019.
-About 9,000 customers signed the bakery's birthday card last year."""
+About 9,000 customers signed the bakery's birthday card last year.
+This is the bakery's 10th year in Riverside, and half a million loaves have left its ovens."""
 
 OWN = ["Hollow Oak Bakery", "@hollowoak"]
 
@@ -111,3 +112,20 @@ def test_a_greeting_a_trailing_call_to_action_and_an_aside_are_not_claims() -> N
     )
     assert result.verdict == PASSED, result.reason
     assert result.claims[0].sentence_class == "greeting"
+
+
+@pytest.mark.parametrize(
+    ("honest", "false"),
+    [
+        ("This is the bakery's tenth year in Riverside.", "This is the bakery's twelfth year in Riverside."),
+        ("Half a million loaves have left its ovens.", "Half a billion loaves have left its ovens."),
+    ],
+)
+def test_ordinals_and_scales_in_words_are_numbers(honest: str, false: str) -> None:
+    assert verdict(honest) == PASSED
+    assert verdict(false) == REJECTED
+
+
+def test_the_business_s_phone_number_and_email_are_not_figures_to_check() -> None:
+    text = "The bakery now bakes 600 loaves a day. Call 01632 960123 or email hello@hollowoak.co.uk to order."
+    assert verdict(text, OWN) == PASSED
