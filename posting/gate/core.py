@@ -47,6 +47,7 @@ gate's own verdict, recorded on the claim.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 import unicodedata
@@ -680,6 +681,23 @@ class SourceText:
             subjects=_subjects(tokens),
         )
 
+    @functools.cached_property
+    def key_neighbours(self) -> dict[str, list[tuple[str, str]]]:
+        """For each number and name of the body, the words right before and after it, wherever
+        it stands: built once per article, on the first claim that needs it."""
+        neighbours: dict[str, list[tuple[str, str]]] = {}
+        for sentence_tokens in self.tokens[1:]:
+            words = [token for token in sentence_tokens if (token.content or token.key) and not token.derived]
+            for index, token in enumerate(words):
+                if token.key:
+                    neighbours.setdefault(token.norm, []).append(
+                        (
+                            words[index - 1].norm if index else "",
+                            words[index + 1].norm if index + 1 < len(words) else "",
+                        )
+                    )
+        return neighbours
+
     def bm25(self, terms: Iterable[str], *, k1: float = 1.2, b: float = 0.75) -> list[tuple[float, int]]:
         query = set(terms)
         scored: list[tuple[float, int]] = []
@@ -1074,15 +1092,9 @@ def _said_elsewhere(
             other.kind == key.kind and other.norm != key.norm for other in neighbours
         ):
             return False
-    for sentence_tokens in source.tokens[1:]:
-        sentence_words = [token for token in sentence_tokens if (token.content or token.key) and not token.derived]
-        for index, token in enumerate(sentence_words):
-            if token.norm != key.norm:
-                continue
-            after = sentence_words[index + 1].norm if index + 1 < len(sentence_words) else ""
-            before = sentence_words[index - 1].norm if index else ""
-            if (not following or following == after) and (not preceding or preceding == before):
-                return True
+    for before, after in source.key_neighbours.get(key.norm, ()):
+        if (not following or following == after) and (not preceding or preceding == before):
+            return True
     return False
 
 
