@@ -63,7 +63,9 @@ MONEY = re.compile(
     r"(?:US|A|C|NZ)?([$£€])\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|billion|mn|million|m|k|thousand|tn|trillion)?(?![\w])",
     re.IGNORECASE,
 )
-MAGNITUDE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(bn|billion|mn|million|thousand|tn|trillion)(?!\w)", re.IGNORECASE)
+MAGNITUDE = re.compile(
+    r"(\d[\d,]*(?:\.\d+)?)(?:\s*(bn|billion|mn|million|thousand|tn|trillion)|(k))(?!\w)", re.IGNORECASE
+)
 MAGNITUDES = {
     "k": 1000,
     "thousand": 1000,
@@ -109,6 +111,8 @@ WORD_NUMBERS = {
     )
     if word != "_"
 } | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90"}
+# Money as people say it: "a tenner", "a fiver".
+WORD_NUMBERS |= {"tenner": "10", "fiver": "5"}
 _NUMBER_WORD = (
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
@@ -134,12 +138,18 @@ IMPLICIT_NEGATIONS = frozenset(
     _words(
         "refuse refused refuses refusing fail failed fails failing lack lacked lacks lacking unable deny denied denies "
         # Stopping something denies that it goes on: "has stopped selling" against "still sells".
-        "stop stopped stops stopping cease ceased ceases ceasing"
+        "stop stopped stops stopping cease ceased ceases ceasing "
+        # Forgetting or neglecting to do something is not doing it: "forgetting to register".
+        "forget forgets forgot forgotten forgetting neglect neglected neglects neglecting"
     )
 )
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non")
 CONTRACTIONS = {"won't": "will", "can't": "can", "shan't": "shall"}
-SCOPE_BREAKERS = frozenset({"but", "although", "though", "while", "whereas", "however", "and", "or", "because"})
+SCOPE_BREAKERS = frozenset(
+    {"but", "although", "though", "while", "whereas", "however", "and", "or", "because"}
+    # A "not" does not reach into the next clause: "was not used when the roof was last replaced".
+    | {"when", "if", "which", "who", "where", "after", "before", "until", "since", "unless"}
+)
 
 STOPWORDS = frozenset(
     _words("""a about above after again against all also am an and any are as at be because been before being below
@@ -148,7 +158,7 @@ STOPWORDS = frozenset(
     of off on once only or other our ours ourselves out over own same she should so some such than that the
     their theirs them themselves then there these they this those through to too under until up very was we
     were what when where which while who whom why will with would you your yours yourself yourselves
-    may might must shall also said says say according per via yet even ever much many well""")
+    may might must shall also said says say according per via yet even ever much many well every another""")
 ) - {"most", "only", "ever", "more", "above", "below", "before", "after", "up", "down"}
 FIRST_PERSON = frozenset({"we", "our", "ours", "us", "i", "my", "ourselves"})
 AUXILIARIES = frozenset(
@@ -163,7 +173,10 @@ FILLER = frozenset(
     thoughts happy proud thrilled delighted fantastic brilliant cool stunning wonderful
     good nice really absolutely definitely important interesting fun favourite favorite must see
     look looks looking forward can't wait folks friends everyone anyone guys team
-    community today's week's keep eye eyes out here's there's thing things lot lots pretty""")
+    community today's week's keep eye eyes out here's there's thing things lot lots pretty
+    adore adores adored gorgeous beautiful lovely delicious perfect fabulous fab glorious magical adorable
+    epic superb terrific marvellous marvelous spectacular breathtaking inspiring heartwarming yummy tasty dreamy
+    impressive stoked obsessed happening""")
 )
 CTA_WORDS = frozenset(
     _words("""read visit come pop drop stop swing call book shop order sign subscribe dm message click tap follow
@@ -484,6 +497,10 @@ OPENER = re.compile(
     # "Good news for your morning cup:", "Big news from Riverside!": a lead-in, then the news.
     r"(?:big|good|great|exciting|amazing|huge|sad|some|fab|fantastic) news"
     r"(?: (?:for|from|in|on|about) [^:!.?,]{1,40}?(?=[:!,]|$))?"
+    r"|(?:we )?(?:love|loving|adore) (?:this|it|that)(?= *[:!\u2013\u2014-])"
+    # "Good luck to Daisy, who ...", "Did you know most children ...": a frame around the fact.
+    r"|(?:good luck|congrats|congratulations|well done|hats off|shout-?out|huge thanks|big thanks|thank you|"
+    r"thanks) to(?= )|did you know(?: that)?|guess what"
     r"|(?:plus|also|and|so|oh|meanwhile|now|then|finally|psst|ps|btw|fun fact|top tip|reminder|heads up|news|"
     r"good to know|worth knowing|worth a read|in case you missed it|"
     r"update|breaking|coming soon|coming next|coming up|next up|just in|fyi|yes|wow|ok|okay|thankfully|sadly|"
@@ -500,7 +517,9 @@ LIGHT = frozenset(
     plus coming come comes came go goes going get gets got getting make makes made making take takes took
     up down out off over back away around along whole entire thing things lot lots way ways kind
     first there's here's it's that's what's who's one ones across since ahead within among throughout towards
-    toward around near despite onto upon into via per including""")
+    toward around near despite onto upon into via per including though anyway indeed set due
+    pounds pound dollars dollar euros euro quid bucks pence cents remember help helps helped helping alongside
+    inside included""")
 )
 # Words for a direction of change that a paraphrase may trade for each other.
 DIRECTION_FAMILIES = (
@@ -508,15 +527,20 @@ DIRECTION_FAMILIES = (
     frozenset(_words("more higher greater larger bigger up rise rose increase increased grow grew")),
 )
 GREETING = re.compile(
-    r"^(?:hi|hello|hey|hiya|greetings|welcome|good (?:morning|afternoon|evening|day)|morning|evening|"
+    r"^(?:hi|hello|hey|hiya|welcome|"
+    r"ol[aá]|hola|bonjour|ciao|salut|hallo|namaste|aloha|kia ora|"
+    # "Evening classes run on Tuesdays" is not a greeting: these stand alone.
+    r"(?:good (?:morning|afternoon|evening|day)|morning|evening|greetings)(?=\s*(?:[,!:.\u2013\u2014-]|$))|"
     r"happy (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|new year|holidays|"
     r"christmas|easter|birthday|anniversary|diwali|eid|hanukkah|thanksgiving|spring|summer|autumn|fall|winter)|"
     r"merry \w+|season's greetings|calling all \w+|attention \w+|(?:hey |hi )?(?:folks|friends|everyone|all|neighbours|"
-    r"neighbors|parents|dog owners|riders|readers)|\w+(?: \w+)?, (?:take note|listen up|rejoice|this one's for you))\b"
+    r"neighbors|parents|dog owners|riders|readers)(?=\s*(?:[,!:.\u2013\u2014-]|$))|"
+    r"\w+(?: \w+)?, (?:take note|listen up|rejoice|this one's for you))\b"
 )
 # How a business closes a post, learned or not: thanks, cheers, see you, stay safe...
 SIGN_OFF_PHRASE = re.compile(
-    r"^(?:thanks|thank you|cheers|see you|stay safe|take care|ride safe|best wishes|until next time|regards|"
+    r"^(?:thanks|thank you|cheers|see you|grazie|merci|gracias|danke|obrigad[oa]|ta|"
+    r"stay safe|take care|ride safe|best wishes|until next time|regards|"
     r"love|xo|x+|happy \w+ing|keep (?:up the great work|practising|practicing|smiling|riding)|"
     r"here comes the \w+|here for you|with love)\b"
 )
@@ -532,7 +556,8 @@ COMMENT = re.compile(
     r"^(?:that's|that is|what an?|how|worth|love|loving|lovely|so|such|mind blown|fair enough|pretty|great|good|"
     r"brilliant|amazing|awesome|wonderful|fantastic|incredible|well done|congrats|congratulations|hats off|kudos|"
     r"respect|bravo|hooray|hurray|cheers to|shout-?out|big up|proud|thrilled|delighted|excited|clever|nice|wow|"
-    r"genius|smart|legends?|impressive|onwards|here's to|long may)\b"
+    r"genius|smart|legends?|impressive|onwards|here's to|long may|well deserved|fingers crossed|here's hoping|"
+    r"can't wait|cannot wait|we can't wait|so proud|what a)\b"
 )
 SUBJECT_PRONOUNS = frozenset(_words("it he she they this that who which there"))
 # Verbs that trade places in a false claim: each family is one kind of act whose members
@@ -547,5 +572,7 @@ VERB_FAMILIES = tuple(
         "build demolish repair fix replace install remove paint",
         "win lose draw",
         "cut scrape carve grind",
+        # Who teaches and who learns: "studied at Atlas" is not "taught at Atlas".
+        "teach learn study",
     )
 )

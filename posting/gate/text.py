@@ -171,6 +171,9 @@ def _classify(
     raw: str, next_digit: bool, sentence_start: bool, in_vocabulary: bool, is_claim: bool, named: bool = False
 ) -> tuple[Token, ...]:
     if raw[0].isdigit():
+        if re.fullmatch(r"\d+(?:s|p)", raw):
+            # "under-16s", "the 1990s", "50p": the number itself (pence are counted as written).
+            return (Token(norm=_number(raw[:-1]), raw=raw, kind=NUMBER, key=True, content=True),)
         if MODEL_TOKEN.fullmatch(raw):
             return (Token(norm=raw.lower(), raw=raw, kind=MODEL, key=True, content=True),)
         return (Token(norm=_number(raw), raw=raw, kind=NUMBER, key=True, content=True),)
@@ -198,6 +201,8 @@ def _classify(
         # "today" in a post means the day it is read, so it cannot be held to the article's dates.
         return (Token(norm=lowered, raw=raw, kind=WORD, content=True),)
     number = WORD_NUMBERS.get(lowered)
+    if number is None and len(lowered) > 4 and lowered.endswith("s"):
+        number = WORD_NUMBERS.get(lowered[:-1])  # "under-sevens": children under seven
     if number is not None:
         return (Token(norm=number, raw=raw, kind=NUMBER, key=True, content=True),)
     if lowered in PROPORTIONS:
@@ -249,7 +254,13 @@ def _with_dates(tokens: list[Token]) -> list[Token]:
         if token.kind == DATE and token.norm in MONTH_NAMES:
             for neighbour in (tokens[index + 1 : index + 2], tokens[max(0, index - 2) : index]):
                 for other in neighbour:
-                    if other.kind == NUMBER and other.norm.isdigit() and 1 <= int(other.norm) <= 31:
+                    # A day is written in digits ("3 September"); "three September evenings" counts evenings.
+                    if (
+                        other.kind == NUMBER
+                        and other.norm.isdigit()
+                        and other.raw[:1].isdigit()
+                        and 1 <= int(other.norm) <= 31
+                    ):
                         extra.append(
                             Token(
                                 norm=f"{token.norm}_{other.norm}",
@@ -284,13 +295,27 @@ def _normalise(text: str) -> str:
         text = DENIAL.sub(" not ", text)
     if NUMBER_WORDS.search(text):
         text = NUMBER_WORDS.sub(_number_words_replacement, text)
+    if ORDINAL.search(text):
+        # "its tenth birthday" is its 10th; "a tenth of" stays a fraction.
+        text = ORDINAL.sub(lambda match: f"{match.group(1)} {ORDINALS[match.group(2).lower()]}", text)
+    if HALF_SCALE.search(text):
+        # "half a million" is 500000.
+        text = HALF_SCALE.sub(lambda match: str(_SCALES[match.group(1).lower()] // 2), text)
+    if A_SCALE.search(text):
+        # "a hundred", "a thousand": one of them.
+        text = A_SCALE.sub(lambda match: str(_SCALES[match.group(1).lower()]), text)
+    if "dozen" in text:
+        # "two dozen" is 24, "a dozen" 12, "half a dozen" 6.
+        text = DOZENS.sub(_dozens_replacement, text)
     if not DIGIT.search(text):
         return text  # everything below is about numbers
     # A score or a vote ("2-1", "7-2") is one fact: its order matters.
     text = re.sub(r"\b(\d{1,3})-(\d{1,3})\b", r"\1 \2 score\1x\2", text)
+    # "5 to 7pm": both ends of the range are in the afternoon.
+    text = TIME_RANGE.sub(r"\1\4m \2 \3\4m", text)
     text = TIME.sub(_time_replacement, text)
     text = MONEY.sub(_money_replacement, text)
-    text = MAGNITUDE.sub(lambda match: " " + _scaled(match.group(1), match.group(2)) + " ", text)
+    text = MAGNITUDE.sub(lambda match: " " + _scaled(match.group(1), match.group(2) or match.group(3)) + " ", text)
     text = re.sub(r"(\d)\s*%", r"\1 percent", text)
     text = re.sub(r"\bper\s*cent\b", "percent", text, flags=re.IGNORECASE)
     text = re.sub(r"\b(\d+)(st|nd|rd|th)\b", r"\1", text)
@@ -336,6 +361,54 @@ def _number_words_replacement(match: re.Match[str]) -> str:
     return str(value)
 
 
+ORDINALS = {
+    word: str(value)
+    for value, word in enumerate(
+        [
+            "_",
+            "_",
+            "_",
+            "_",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ]
+    )
+    if word != "_"
+} | {"thirtieth": "30", "fortieth": "40", "fiftieth": "50", "sixtieth": "60", "hundredth": "100"}
+ORDINAL = re.compile(rf"\b(the|its|our|their|his|her|this|\w+'s)\s+({'|'.join(ORDINALS)})\b(?!\s+of\b)", re.IGNORECASE)
+HALF_SCALE = re.compile(r"\bhalf an? (hundred|thousand|million|billion)\b", re.IGNORECASE)
+A_SCALE = re.compile(r"\ba (hundred|thousand|million|billion)\b", re.IGNORECASE)
+DOZENS = re.compile(r"\b(?:(half) a|(a|an|\w+)) dozen\b", re.IGNORECASE)
+TIME_RANGE = re.compile(r"\b(\d{1,2}(?::\d{2})?)\s*(to|-|until|till)\s*(\d{1,2}(?::\d{2})?)\s*([ap])\.?m\b", re.I)
+
+
+def _dozens_replacement(match: re.Match[str]) -> str:
+    if match.group(1):
+        return "6"
+    count = match.group(2).lower()
+    if count in {"a", "an", "one"}:
+        return "12"
+    count = WORD_NUMBERS.get(count, count)
+    if not re.fullmatch(r"\d+(?:\.\d+)?", count):
+        return match.group(0)
+    return _decimal_text(Decimal(12) * Decimal(count))
+
+
 def _time_replacement(match: re.Match[str]) -> str:
     hour = int(match.group(1)) % 12
     minute = match.group(2) or "00"
@@ -372,4 +445,7 @@ def _decimal_text(value: Decimal) -> str:
 
 
 def _is_superlative(word: str) -> bool:
-    return len(word) > 4 and word.endswith("est") and word not in NOT_SUPERLATIVE
+    if len(word) <= 4 or not word.endswith("est") or word in NOT_SUPERLATIVE:
+        return False
+    # "retest", "reinvest": a verb done again, not a superlative.
+    return not (word.startswith("re") and is_ordinary_word(word[2:]))
