@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.http import Http404
 
-from posting.models import Account, Draft, DraftRevision, Membership
+from posting.models import Account, Draft, DraftRevision, Membership, VoiceProfile
 from publish.models import Publication
 from research.selectors import articles_usable_for_account
 
@@ -177,3 +177,15 @@ def account_funnel(*, account: Account, start: datetime | None = None, end: date
         "published": publications.filter(published_at__isnull=False, **between("published_at")).count(),
         "landed": publications.landed(start=start, end=end).count(),
     }
+
+
+def account_sign_offs(*, account: Account) -> list[str]:
+    """The sign-offs learned from the account's past posts, on any platform: the business's own
+    standing words, which the gate does not ask the article to support and the composer may
+    use on a platform that has no sign-off of its own yet."""
+    sign_offs: list[str] = []
+    for stats in VoiceProfile.objects.filter(account=account).values_list("stats", flat=True):
+        learned = stats.get("sign_offs") if isinstance(stats, dict) else None
+        if isinstance(learned, list):
+            sign_offs.extend(str(sign_off) for sign_off in learned)
+    return sign_offs

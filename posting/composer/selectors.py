@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from posting.composer.relevance import BusinessTopic, StoryPrint, story_print, topic_build
-from posting.models import Account, ComposeSkip, PastPost, Platform, VoiceProfile
+from posting.models import Account, ComposeSkip, PastPost, Platform
 from publish.models import Channel
 from research.models import Article
 
@@ -49,16 +49,6 @@ def recent_story_prints(*, account: Account, since: datetime) -> list[tuple[int,
         .values_list("pk", "title", "text")
     )
     return [(pk, story_print(title=title, body=text)) for pk, title, text in articles]
-
-
-def account_sign_offs(*, account: Account) -> list[str]:
-    """The sign-offs learned on any platform: standing words of the business, as the gate reads them."""
-    sign_offs: list[str] = []
-    for stats in VoiceProfile.objects.filter(account=account).values_list("stats", flat=True):
-        learned = stats.get("sign_offs") if isinstance(stats, dict) else None
-        if isinstance(learned, list):
-            sign_offs.extend(str(sign_off) for sign_off in learned)
-    return sign_offs
 
 
 def skipped_stories_recent(*, account: Account, limit: int = 20) -> list[ComposeSkip]:

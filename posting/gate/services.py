@@ -15,7 +15,8 @@ import logging
 from django.utils import timezone
 
 from posting.gate.core import REJECTED, ClaimResult, GateResult, SentenceJudge, gate_evaluate
-from posting.models import Account, Draft, VoiceProfile, text_sha256_of
+from posting.models import Account, Draft, text_sha256_of
+from posting.selectors import account_sign_offs
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ def _draft_judge(draft: Draft) -> GateResult:
             title=article.title,
             body=article.text,
             own_names=_own_names(draft.account),
-            sign_offs=_sign_offs(draft.account),
+            sign_offs=account_sign_offs(account=draft.account),
             judge=_judge_for(draft),
         )
     except Exception as error:
@@ -106,17 +107,6 @@ def _own_names(account: Account) -> list[str]:
     """The account's name and the names and handles it lists: never claims on their own."""
     listed = account.own_names if isinstance(account.own_names, list) else []
     return [account.name, *(str(name) for name in listed)]
-
-
-def _sign_offs(account: Account) -> list[str]:
-    """The sign-offs learned from the account's past posts, on any platform: the composer
-    may sign a draft with another platform's voice when this one has none yet."""
-    sign_offs: list[str] = []
-    for stats in VoiceProfile.objects.filter(account=account).values_list("stats", flat=True):
-        learned = stats.get("sign_offs") if isinstance(stats, dict) else None
-        if isinstance(learned, list):
-            sign_offs.extend(str(sign_off) for sign_off in learned)
-    return sign_offs
 
 
 def _judge_for(draft: Draft) -> SentenceJudge | None:
