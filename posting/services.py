@@ -27,8 +27,11 @@ EDITABLE_STATUSES = (Draft.Status.DRAFTED, Draft.Status.GATED)
 
 
 @transaction.atomic
-def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | None = None) -> Draft:
-    """Approve a passed draft and schedule it on the account's channel for its platform.
+def draft_approve(
+    *, draft: Draft, user: AbstractBaseUser, text_sha256: str | None = None, post_now: bool = False
+) -> Draft:
+    """Approve a passed draft and queue it on the account's channel for its platform, in the
+    next free posting slot (or due at once with ``post_now``: the headless pipeline).
 
     ``text_sha256`` is the digest of the text the customer was shown (the approve form
     carries it); None means the text of ``draft`` as the caller loaded it. Approval lands
@@ -36,9 +39,9 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
 
     Raises DraftStateError if the draft is no longer awaiting approval or its text is not
     the one that was fact-checked, and publish.errors.NoConnectedChannel if there is
-    nowhere to publish it (the approval is then rolled back, so the customer can connect
-    and approve again), and, after the commit, publish.errors.PublishNotEnqueued if the
-    broker is down (the approval stands).
+    nowhere to publish it or publish.errors.NoFreeSlot if the queue is full (the approval
+    is then rolled back, so the customer can act and approve again), and, after the commit,
+    publish.errors.PublishNotEnqueued if the broker is down (the approval stands).
     """
     from publish.services import publication_enqueue, publication_schedule
 
@@ -57,8 +60,31 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
     if approved != 1:
         raise DraftStateError(_why_not_approvable(draft=draft, expected=expected))
     draft.refresh_from_db()
-    publication: Publication = publication_schedule(draft=draft)
-    publication_enqueue(publication_id=publication.pk)
+    publication: Publication = publication_schedule(draft=draft, post_now=post_now)
+    if publication.scheduled_for <= timezone.now():
+        # Due now: hand it to a worker. A post in a later slot waits in the database for the
+        # every-minute publish_due job, so no timer (and no restart) decides when it goes out.
+        publication_enqueue(publication_id=publication.pk)
+    return draft
+
+
+@transaction.atomic
+def draft_back_to_drafts(*, draft: Draft) -> Draft:
+    """Take an approved draft out of the queue before it goes out: awaiting approval again.
+
+    The publication moves first (SCHEDULED → WITHDRAWN, a conditional move); if a worker
+    claimed it already, nothing changes and DraftStateError says it is too late.
+    """
+    from publish.services import publications_withdraw
+
+    if not publications_withdraw(account_id=draft.account_id, draft_id=draft.pk):
+        raise DraftStateError("Too late to take it back: this post is already going out (or has gone out).")
+    returned = Draft.objects.filter(pk=draft.pk, account_id=draft.account_id, status=Draft.Status.APPROVED).update(
+        status=Draft.Status.GATED, decided_by=None, decided_at=None
+    )
+    if returned != 1:
+        raise DraftStateError("This draft is no longer approved.")
+    draft.refresh_from_db()
     return draft
 
 

@@ -9,5 +9,14 @@ urlpatterns = [
     path("a/<slug:slug>/drafts/<int:draft_id>/approve/", views.draft_approve, name="draft-approve"),
     path("a/<slug:slug>/drafts/<int:draft_id>/reject/", views.draft_reject, name="draft-reject"),
     path("a/<slug:slug>/drafts/<int:draft_id>/edit/", views.draft_edit, name="draft-edit"),
+    path("a/<slug:slug>/queue/", views.queue, name="queue"),
+    path("a/<slug:slug>/queue/times/", views.queue_times, name="queue-times"),
+    path("a/<slug:slug>/queue/<int:publication_id>/move/", views.queue_move, name="queue-move"),
+    path("a/<slug:slug>/queue/<int:publication_id>/post-now/", views.queue_post_now, name="queue-post-now"),
+    path(
+        "a/<slug:slug>/queue/<int:publication_id>/back-to-drafts/",
+        views.queue_back_to_drafts,
+        name="queue-back-to-drafts",
+    ),
     path("a/<slug:slug>/history/", views.history, name="history"),
 ]

@@ -102,3 +102,12 @@ class PublishNotEnqueued(Exception):
     Raised after the commit, so nothing is lost: the publish sweep sends every due
     SCHEDULED publication, this one included, once the queue is back.
     """
+
+
+class NoFreeSlot(Exception):
+    """Every posting slot of the queue's horizon is taken (publish.slots); the message says what to do."""
+
+
+class QueueChangeRefused(Exception):
+    """A change to a queued post lost its race or asked for something not allowed; the
+    message is the customer's plain answer ("too late, it is already going out")."""

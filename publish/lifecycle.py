@@ -14,6 +14,8 @@ The moves (event: from → to)::
     never_seen:          UNKNOWN    → FAILED
     unconfirm:           PUBLISHED or UNKNOWN → UNCONFIRMED (out of reads)
     vanish:              LANDED     → VANISHED     (gone when read again a day later)
+    withdraw:            SCHEDULED  → WITHDRAWN    (the customer took it back to drafts)
+    requeue:             WITHDRAWN  → SCHEDULED    (approved again, into a posting slot)
 
 ``TRANSITIONS`` is the table (event → the states it may leave, the state it enters) and
 ``publication_transition`` performs one as a conditional update, so two workers racing on
@@ -67,6 +69,11 @@ class Event(enum.StrEnum):
     UNCONFIRM = "unconfirm"
     # reconcile, a day later: the landed post is gone.
     VANISH = "vanish"
+    # the customer, from the queue: back to drafts before a worker claimed it. Losing to the
+    # claim is the race "too late, it is going out", told to the customer as such.
+    WITHDRAW = "withdraw"
+    # the customer approved a withdrawn draft again: it takes a posting slot once more.
+    REQUEUE = "requeue"
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,8 @@ TRANSITIONS: dict[Event, Transition] = {
     Event.NEVER_SEEN: Transition(frozenset({Status.UNKNOWN}), Status.FAILED),
     Event.UNCONFIRM: Transition(frozenset({Status.PUBLISHED, Status.UNKNOWN}), Status.UNCONFIRMED),
     Event.VANISH: Transition(frozenset({Status.LANDED}), Status.VANISHED),
+    Event.WITHDRAW: Transition(frozenset({Status.SCHEDULED}), Status.WITHDRAWN),
+    Event.REQUEUE: Transition(frozenset({Status.WITHDRAWN}), Status.SCHEDULED),
 }
 
 

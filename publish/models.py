@@ -121,6 +121,8 @@ class Publication(models.Model):
         UNCONFIRMED = "unconfirmed", "Unconfirmed"
         FAILED = "failed", "Failed"
         VANISHED = "vanished", "Vanished"
+        # The customer took it back to drafts before it went out; approving again requeues it.
+        WITHDRAWN = "withdrawn", "Back in drafts"
 
     account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="publications")
     draft = models.ForeignKey("posting.Draft", on_delete=models.PROTECT, related_name="publications")
@@ -131,6 +133,10 @@ class Publication(models.Model):
     link_url = models.URLField(max_length=2000, blank=True)
     image_url = models.URLField(max_length=2000, blank=True)
     scheduled_for = models.DateTimeField()
+    # The posting slot this publication holds in the account's queue (UTC), the time it goes
+    # out; None once it left the queue ("Post now", back to drafts) or for older rows. Unique
+    # per channel, so two approvals at once can never take the same slot.
+    slot_at = models.DateTimeField(null=True, blank=True)
     container_id = models.CharField(max_length=64, blank=True)
     platform_post_id = models.CharField(max_length=128, blank=True)
     permalink = models.URLField(max_length=2000, blank=True)
@@ -161,11 +167,43 @@ class Publication(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="landed") | ~Q(permalink=""), name="publication_landed_has_permalink"
             ),
+            models.UniqueConstraint(
+                fields=["channel", "slot_at"], condition=Q(slot_at__isnull=False), name="publication_unique_slot"
+            ),
         ]
         indexes = [models.Index(fields=["status", "scheduled_for"])]
 
     def __str__(self) -> str:
         return f"publication {self.pk} ({self.status})"
+
+
+class PostingSlot(models.Model):
+    """A time the account posts on a platform: a weekday and a wall-clock time in the
+    account's time zone. Approving puts a post into the next free one (publish.slots)."""
+
+    class Weekday(models.IntegerChoices):
+        MONDAY = 0, "Mon"
+        TUESDAY = 1, "Tue"
+        WEDNESDAY = 2, "Wed"
+        THURSDAY = 3, "Thu"
+        FRIDAY = 4, "Fri"
+        SATURDAY = 5, "Sat"
+        SUNDAY = 6, "Sun"
+
+    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="posting_slots")
+    platform = models.CharField(max_length=32, choices=Platform.choices)
+    weekday = models.PositiveSmallIntegerField(choices=Weekday.choices)
+    # Wall-clock time in the account's zone, whole minutes: the same local time all year.
+    time = models.TimeField()
+
+    class Meta:
+        ordering = ["platform", "weekday", "time"]
+        constraints = [
+            models.UniqueConstraint(fields=["account", "platform", "weekday", "time"], name="posting_slot_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.platform} {self.get_weekday_display()} {self.time:%H:%M}"
 
 
 class PublishAttempt(models.Model):

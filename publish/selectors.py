@@ -37,3 +37,14 @@ def publications_due(*, now: datetime, with_container: bool) -> QuerySet[Publica
 def channels_paused(*, now: datetime) -> QuerySet[Channel]:
     """Channels held by a rate-limit pause right now, soonest to resume first."""
     return Channel.objects.filter(throttled_until__gt=now).select_related("account").order_by("throttled_until")
+
+
+def publications_queued(*, account_id: int) -> QuerySet[Publication]:
+    """The account's queue: approved posts not yet out (waiting or being sent), soonest first."""
+    return (
+        Publication.objects.filter(
+            account_id=account_id, status__in=[Publication.Status.SCHEDULED, Publication.Status.PUBLISHING]
+        )
+        .select_related("channel", "draft")
+        .order_by("scheduled_for", "pk")
+    )

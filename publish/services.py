@@ -33,9 +33,11 @@ from publish.errors import (
     DraftNotApproved,
     NeedsReconnect,
     NoConnectedChannel,
+    NoFreeSlot,
     PermanentPlatformError,
     PlatformError,
     PublishNotEnqueued,
+    QueueChangeRefused,
     Throttled,
     TransientError,
     UnknownOutcome,
@@ -47,6 +49,7 @@ from publish.models import Channel, Publication, PublishAttempt
 from publish.providers import provider_for
 from publish.providers.base import OutgoingPost, Provider
 from publish.signals import publication_awaiting_read
+from publish.slots import slot_is_one_of_the_accounts, slot_next_free
 
 logger = logging.getLogger(__name__)
 
@@ -73,40 +76,145 @@ SWEEP_BATCH = 500
 CONTAINER_POLL_BUDGET_S = 40.0
 USAGE_PAUSE_PCT = 90.0
 USAGE_PAUSE_S = 15 * 60
+# Approvals racing for one slot: each loser takes the next free one; this many rounds at most.
+SLOT_TAKE_TRIES = 5
 
 
-def publication_schedule(*, draft: Draft) -> Publication:
-    """Freeze an approved draft onto the account's connected channel for its platform.
+def publication_schedule(*, draft: Draft, post_now: bool = False) -> Publication:
+    """Freeze an approved draft onto the account's connected channel for its platform, in
+    the next free posting slot (``publish.slots``), or due at once with ``post_now``.
 
-    Idempotent per (draft, channel): scheduling twice returns the same publication.
+    Idempotent per (draft, channel): scheduling twice returns the same publication; one the
+    customer took back to drafts is requeued with the text approved now. Two approvals at
+    once cannot take one slot (a unique constraint): the loser takes the next free one.
+    Raises NoConnectedChannel, and publish.slots.NoFreeSlot when the queue is full.
     """
     if draft.status != Draft.Status.APPROVED:
         raise DraftNotApproved(f"draft {draft.pk} is {draft.status}, not approved")
     channel = selectors.channel_connected_for(account_id=draft.account_id, platform=draft.platform)
     if channel is None:
         raise NoConnectedChannel(f"no connected {draft.get_platform_display()} channel for this account")
-    now = timezone.now()
-    # A channel the platform has throttled holds new work too, not only what was queued.
-    scheduled_for = max(now, channel.throttled_until or now)
+    existing = Publication.objects.filter(draft=draft, channel=channel).first()
+    if existing is not None and existing.status != Status.WITHDRAWN:
+        return existing
+    if not post_now:
+        # Approvals on one channel take slots one at a time (held until the approval commits):
+        # the next free slot each computes is then really free. The unique constraint on
+        # (channel, slot_at) stays the backstop, and a loser there takes the next slot.
+        Channel.objects.select_for_update().filter(pk=channel.pk).first()
+    for _ in range(SLOT_TAKE_TRIES):
+        now = timezone.now()
+        slot_at = None if post_now else slot_next_free(account=draft.account, channel=channel, after=now)
+        # A channel the platform has throttled holds new work too, not only what was queued.
+        scheduled_for = max(slot_at or now, channel.throttled_until or now)
+        frozen = {
+            "message": draft.text,
+            "link_url": draft.link_url,
+            "image_url": draft.image_url,
+            "scheduled_for": scheduled_for,
+            "slot_at": slot_at,
+        }
+        try:
+            with transaction.atomic():
+                if existing is not None:
+                    publication_transition(
+                        event=Event.REQUEUE,
+                        publication_id=existing.pk,
+                        failure_kind=FailureKind.NONE,
+                        failure_reason="",
+                        **frozen,
+                    )
+                    existing.refresh_from_db()
+                    return existing
+                publication, _ = Publication.objects.get_or_create(
+                    draft=draft, channel=channel, defaults={"account_id": draft.account_id, **frozen}
+                )
+                return publication
+        except IntegrityError:
+            # A concurrent schedule of the same draft won, or another approval took this slot.
+            won = Publication.objects.filter(draft=draft, channel=channel).exclude(status=Status.WITHDRAWN).first()
+            if won is not None:
+                return won
+    raise NoFreeSlot("The queue is busy: approve it again in a moment.")
+
+
+def publication_move(*, account_id: int, publication_id: int, slot_at: datetime) -> Publication:
+    """Move a queued publication to another of the account's free slots.
+
+    Conditional on the publication still waiting (SCHEDULED, unclaimed): a worker that
+    claimed it first wins, and the customer is told it is already going out.
+    """
+    publication = _queued(account_id=account_id, publication_id=publication_id)
+    if slot_at <= timezone.now() or not slot_is_one_of_the_accounts(
+        account=publication.account, platform=publication.channel.platform, at=slot_at
+    ):
+        raise QueueChangeRefused("That time is not one of your posting times ahead; pick one from the list.")
     try:
         with transaction.atomic():
-            publication, _ = Publication.objects.get_or_create(
-                draft=draft,
-                channel=channel,
-                defaults={
-                    "account_id": draft.account_id,
-                    "message": draft.text,
-                    "link_url": draft.link_url,
-                    "image_url": draft.image_url,
-                    "scheduled_for": scheduled_for,
-                },
+            moved = Publication.objects.filter(pk=publication.pk, status=Status.SCHEDULED).update(
+                slot_at=slot_at,
+                scheduled_for=max(slot_at, publication.channel.throttled_until or slot_at),
+                updated_at=timezone.now(),
             )
     except IntegrityError:
-        # A concurrent schedule of the same draft won the unique constraint.
-        return Publication.objects.get(draft=draft, channel=channel)
-    # Enqueuing is the caller's move (posting.services.draft_approve does it on commit);
-    # the publish sweep finds it anyway if that message is lost.
+        raise QueueChangeRefused("Another post has just taken that time; pick another one.") from None
+    if moved != 1:
+        raise QueueChangeRefused(_too_late(publication.pk))
+    publication.refresh_from_db()
     return publication
+
+
+def publication_post_now(*, account_id: int, publication_id: int) -> Publication:
+    """Send a queued publication now: due at once, its slot freed, handed to a worker.
+
+    The claim still decides who publishes (exactly once); a channel paused by the platform
+    still holds it until the pause ends.
+    """
+    publication = _queued(account_id=account_id, publication_id=publication_id)
+    now = timezone.now()
+    with transaction.atomic():
+        moved = Publication.objects.filter(pk=publication.pk, status=Status.SCHEDULED).update(
+            slot_at=None, scheduled_for=now, updated_at=now
+        )
+        if moved != 1:
+            raise QueueChangeRefused(_too_late(publication.pk))
+        publication_enqueue(publication_id=publication.pk)
+    publication.refresh_from_db()
+    return publication
+
+
+def publications_withdraw(*, account_id: int, draft_id: int) -> int:
+    """Take a draft's queued publications out of the queue (back to drafts); how many left.
+
+    One conditional move per publication (SCHEDULED → WITHDRAWN): if a worker claimed one
+    first, it is going out and stays; the caller says so. The slot is freed.
+    """
+    return publication_transition(
+        event=Event.WITHDRAW,
+        where=Q(account_id=account_id, draft_id=draft_id),
+        slot_at=None,
+        updated_at=timezone.now(),
+    )
+
+
+def _queued(*, account_id: int, publication_id: int) -> Publication:
+    publication = (
+        Publication.objects.select_related("channel", "account")
+        .filter(pk=publication_id, account_id=account_id)
+        .first()
+    )
+    if publication is None:
+        raise Publication.DoesNotExist(f"no publication {publication_id} for this account")
+    if publication.status != Status.SCHEDULED:
+        raise QueueChangeRefused(_too_late(publication.pk))
+    return publication
+
+
+def _too_late(publication_id: int) -> str:
+    status = Publication.objects.filter(pk=publication_id).values_list("status", flat=True).first()
+    if status == Status.WITHDRAWN:
+        return "This post was already taken back to drafts."
+    return "Too late to change: this post is already going out (or has gone out). See History."
 
 
 def publication_publish(*, publication_id: int, task_id: str = "", time_limit_s: int | None = None) -> Publication:

@@ -35,7 +35,7 @@ def _csrf_post(client: Client, url: str):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_approving_while_the_broker_is_down_is_committed_and_answered_as_queued(
+def test_approving_and_posting_now_while_the_broker_is_down_are_committed_and_answered_as_queued(
     account, member_client: Client, broker_unreachable: None, monkeypatch: pytest.MonkeyPatch, caplog
 ) -> None:
     Channel.objects.create(
@@ -47,17 +47,26 @@ def test_approving_while_the_broker_is_down_is_committed_and_answered_as_queued(
     )
     draft = factories.draft_create(account=account)
 
-    # when the customer approves while Redis is down
+    # when the customer approves while Redis is down: the post takes a slot in the database,
+    # which needs no broker at all
     response = _csrf_post(member_client, f"/a/{account.slug}/drafts/{draft.pk}/approve/")
+    assert response.status_code == 302
+    assert "Approved: it goes out" in member_client.get(response["Location"]).content.decode()
+    draft.refresh_from_db()
+    assert draft.status == Draft.Status.APPROVED
+    publication = Publication.objects.get(draft=draft)
+    assert publication.slot_at is not None
+
+    # and then asks for it to go out now, still with Redis down
+    response = _csrf_post(member_client, f"/a/{account.slug}/queue/{publication.pk}/post-now/")
 
     # then the page answers normally and says plainly that it is queued
     assert response.status_code == 302
     page = member_client.get(response["Location"]).content.decode()
-    assert "Approved and queued; it will go out when the queue is back." in page
-    draft.refresh_from_db()
-    assert draft.status == Draft.Status.APPROVED
-    publication = Publication.objects.get(draft=draft)
+    assert "Posting now: it goes out as soon as our queue is back, within minutes." in page
+    publication.refresh_from_db()
     assert publication.status == Publication.Status.SCHEDULED
+    assert publication.slot_at is None
     assert f"publication {publication.pk} not enqueued" in caplog.text
 
     # and when the queue is back, the publish sweep sends it

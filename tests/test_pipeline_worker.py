@@ -101,7 +101,7 @@ def test_an_approved_draft_lands_through_a_real_worker(
     )
 
     # and: the human approves it (the publish task is enqueued on commit)
-    draft_approve(draft=draft, user=owner)
+    draft_approve(draft=draft, user=owner, post_now=True)
 
     # then: the worker publishes it and reconciles it until the sandbox shows it live
     publication = wait_until(

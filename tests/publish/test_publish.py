@@ -58,7 +58,19 @@ def test_it_schedules_an_approved_draft_once_with_its_text_frozen(sandbox_page: 
     assert first.status == Status.SCHEDULED
     assert first.channel == sandbox_page.facebook
     assert (first.message, first.link_url) == (draft.text, draft.link_url)
-    assert first.scheduled_for <= timezone.now()
+    # It takes the account's next posting slot (tests/publish/test_queue.py has the rules).
+    assert first.slot_at is not None
+    assert first.scheduled_for == first.slot_at > timezone.now()
+    # "Post now" (the headless pipeline) makes it due at once, in no slot.
+    other = factories.draft_create(
+        account=account,
+        article=factories.article_create(url="https://news.example/now"),
+        platform=Platform.FACEBOOK_PAGE,
+        status="approved",
+    )
+    now = publication_schedule(draft=other, post_now=True)
+    assert now.slot_at is None
+    assert now.scheduled_for <= timezone.now()
 
 
 def test_it_refuses_to_schedule_a_draft_that_is_not_approved(sandbox_page: SandboxPage, account) -> None:

@@ -84,7 +84,7 @@ class Command(BaseCommand):
             user = self._member(account, options["approve_as"])
             for draft in drafts_awaiting_approval(account=account):
                 try:
-                    draft_approve(draft=draft, user=user)
+                    draft_approve(draft=draft, user=user, post_now=True)
                     say(f"approve: draft {draft.pk} ({draft.platform})")
                 except NoConnectedChannel as exc:
                     say(f"approve: draft {draft.pk} not approved: {exc}")
