@@ -1,5 +1,5 @@
-"""`make run`, as a customer on a phone uses it: log in, approve a draft with one tap, and
-see it on History as landed, with the permalink the sandbox showed when we read it back.
+"""`make run`, as a customer on a phone uses it: log in, approve a draft with one tap, send it
+now from the Queue instead of at its posting time, and see it on History as landed, with the permalink the sandbox showed when we read it back.
 
 The product runs as its own process (``manage.py landed_run``, the command `make run`
 calls) on free ports and a temporary var/ folder; Debian's Chromium drives it headless.
@@ -124,7 +124,14 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
             expect(first.get_by_role("button", name="Approve")).to_be_visible()
             draft_text = first.locator("p").first.inner_text()
             first.get_by_role("button", name="Approve").tap()
-            expect(page.locator(".messages")).to_contain_text("Approved")
+            expect(page.locator(".messages")).to_contain_text("Approved: it goes out")
+
+            # and: on the Queue, with its time and zone, it is sent now instead of at its slot
+            page.goto(f"{product.base_url}/a/demo/queue/")
+            queued = page.locator("article.card", has_text=draft_text.splitlines()[0][:40])
+            expect(queued.locator(".queued-time")).to_contain_text("(")
+            queued.get_by_role("button", name="Post now").tap()
+            expect(page.locator(".messages")).to_contain_text("Posting now")
 
             # then: History shows it landed, with the platform's permalink
             page.goto(f"{product.base_url}/a/demo/history/")
