@@ -7,3 +7,7 @@ class DraftStateError(Exception):
 
 class DraftInvalid(Exception):
     """An edit the platform would refuse (empty, too long, too many hashtags...)."""
+
+
+class AccountSettingsInvalid(Exception):
+    """A setting the owner entered cannot be used; nothing was saved."""

@@ -13,12 +13,14 @@ verdict and records a DraftRevision: who, when, from where.
 
 from __future__ import annotations
 
+import zoneinfo
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from posting.errors import DraftInvalid, DraftStateError
-from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
+from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
+from posting.models import Account, Draft, DraftRevision, TextSHA256, text_sha256_of
 from publish.limits import platform_limit_broken
 from publish.models import Publication
 
@@ -200,3 +202,20 @@ def draft_text_validate(*, platform: str, text: str) -> str:
     if broken := platform_limit_broken(platform=platform, text=text):
         raise DraftInvalid(broken)
     return text
+
+
+def account_settings_update(*, account: Account, timezone_name: str, paused: bool, use_article_images: bool) -> Account:
+    """The owner's settings: time zone, posting paused or not, use of article images.
+
+    Raises AccountSettingsInvalid (nothing saved) for a zone name that zoneinfo does not know.
+    Pausing holds publishing (the due sweep skips paused accounts) and composing; posts
+    already queued keep their slots and go out at the next one after resuming.
+    """
+    timezone_name = (timezone_name or "").strip()
+    if timezone_name not in zoneinfo.available_timezones():
+        raise AccountSettingsInvalid(f"“{timezone_name[:60]}” is not a time zone we know: pick one from the list.")
+    Account.objects.filter(pk=account.pk).update(
+        timezone=timezone_name, paused=paused, use_article_images=use_article_images
+    )
+    account.refresh_from_db()
+    return account

@@ -19,4 +19,5 @@ urlpatterns = [
         name="queue-back-to-drafts",
     ),
     path("a/<slug:slug>/history/", views.history, name="history"),
+    path("a/<slug:slug>/settings/", views.account_settings, name="settings"),
 ]

@@ -6,6 +6,7 @@ account that ``member_required`` resolved, never by id alone.
 
 from __future__ import annotations
 
+import zoneinfo
 from datetime import datetime
 
 from django.contrib import messages
@@ -19,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from posting import selectors, services
 from posting.access import member_required
 from posting.composer.selectors import skipped_stories_recent
-from posting.errors import DraftInvalid, DraftStateError
+from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.models import Account, Draft, DraftRevision, Membership, Platform
 from publish import selectors as publish_selectors
 from publish import services as publish_services
@@ -31,6 +32,7 @@ from publish.models import PostingSlot, Publication
 DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
 # How many free posting times the "Move" list offers per post.
 MOVE_CHOICES = 12
+TIME_ZONES = sorted(zoneinfo.available_timezones())
 
 
 @login_required
@@ -234,6 +236,29 @@ def queue_times(request: HttpRequest, account: Account) -> HttpResponse:
     slots.account_rhythm_set(account=account, platform=platform.value, rhythm=rhythm)
     messages.success(request, f"{platform.label} posting times saved.")
     return redirect("queue", slug=account.slug)
+
+
+@member_required
+def account_settings(request: HttpRequest, account: Account) -> HttpResponse:
+    """The owner's settings: time zone, pause/resume posting, article images."""
+    if not _is_owner(request, account):
+        raise PermissionDenied("Only the owner changes settings.")
+    error = ""
+    if request.method == "POST":
+        try:
+            services.account_settings_update(
+                account=account,
+                timezone_name=request.POST.get("timezone", ""),
+                paused=request.POST.get("paused") == "on",
+                use_article_images=request.POST.get("use_article_images") == "on",
+            )
+        except AccountSettingsInvalid as exc:
+            error = str(exc)
+        else:
+            messages.success(request, "Settings saved.")
+            return redirect("settings", slug=account.slug)
+    context = {"account": account, "zones": TIME_ZONES, "error": error}
+    return render(request, "posting/settings.html", context, status=400 if error else 200)
 
 
 def _approved_message(account: Account, draft: Draft) -> str:

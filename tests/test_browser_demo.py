@@ -1,5 +1,6 @@
 """`make run`, as a customer on a phone uses it: log in, approve a draft with one tap, send it
-now from the Queue instead of at its posting time, and see it on History as landed, with the permalink the sandbox showed when we read it back.
+now from the Queue instead of at its posting time, and see it on History as landed, with the
+permalink the sandbox showed when we read it back.
 
 The product runs as its own process (``manage.py landed_run``, the command `make run`
 calls) on free ports and a temporary var/ folder; Debian's Chromium drives it headless.
