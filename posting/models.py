@@ -169,6 +169,9 @@ class Draft(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     decided_at = models.DateTimeField(null=True, blank=True)
+    # The customer's optional "why not" when rejecting: shown in History and given to the
+    # composer as a "don't" for the account's next drafts.
+    rejection_reason = models.CharField(max_length=500, blank=True)
     edited_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

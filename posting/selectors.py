@@ -44,6 +44,31 @@ def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
     )
 
 
+def account_rejection_reasons(*, account: Account, limit: int = 10) -> list[str]:
+    """The customer's latest distinct reasons for rejecting drafts, newest first: the
+    composer's "don't" list."""
+    reasons: list[str] = []
+    rows = (
+        Draft.objects.filter(account=account, status=Draft.Status.REJECTED)
+        .exclude(rejection_reason="")
+        .order_by("-decided_at")
+        .values_list("rejection_reason", flat=True)[: limit * 3]
+    )
+    for reason in rows:
+        if reason not in reasons:
+            reasons.append(reason)
+    return reasons[:limit]
+
+
+def drafts_rejected_recent(*, account: Account, limit: int = 20) -> QuerySet[Draft]:
+    """What the customer rejected lately, with the reason when given (History)."""
+    return (
+        Draft.objects.filter(account=account, status=Draft.Status.REJECTED, decided_at__isnull=False)
+        .select_related("decided_by")
+        .order_by("-decided_at")[:limit]
+    )
+
+
 def drafts_held_back(*, account: Account) -> QuerySet[Draft]:
     """Drafts the factual gate held back that the customer has not discarded yet."""
     return Draft.objects.filter(account=account).held_back().select_related("article").order_by("-created_at")

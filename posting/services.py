@@ -91,13 +91,35 @@ def draft_back_to_drafts(*, draft: Draft) -> Draft:
 
 
 @transaction.atomic
-def draft_reject(*, draft: Draft, user: AbstractBaseUser) -> Draft:
-    """The customer's own "no": the draft (passed or held back) will never be posted."""
+def draft_reject(*, draft: Draft, user: AbstractBaseUser, reason: str = "") -> Draft:
+    """The customer's own "no": the draft (passed or held back) will never be posted.
+
+    ``reason`` (optional, trimmed to 500 characters) is kept: History shows it and the
+    composer reads the account's recent ones as "don't" (``selectors.account_rejection_reasons``).
+    """
     rejected = Draft.objects.filter(pk=draft.pk, account_id=draft.account_id, status__in=EDITABLE_STATUSES).update(
-        status=Draft.Status.REJECTED, decided_by=user, decided_at=timezone.now()
+        status=Draft.Status.REJECTED,
+        decided_by=user,
+        decided_at=timezone.now(),
+        rejection_reason=" ".join((reason or "").split())[:500],
     )
     if rejected != 1:
         raise DraftStateError("This draft can no longer be rejected.")
+    draft.refresh_from_db()
+    return draft
+
+
+@transaction.atomic
+def draft_reject_undo(*, draft: Draft) -> Draft:
+    """Undo a rejection: the draft goes back to where the gate left it (awaiting approval, or
+    held back), its verdict untouched, the reason dropped. A conditional update."""
+    undone = (
+        Draft.objects.filter(pk=draft.pk, account_id=draft.account_id, status=Draft.Status.REJECTED)
+        .exclude(gate_verdict="")
+        .update(status=Draft.Status.GATED, decided_by=None, decided_at=None, rejection_reason="")
+    )
+    if undone != 1:
+        raise DraftStateError("This draft is no longer rejected, so there is nothing to undo.")
     draft.refresh_from_db()
     return draft
 

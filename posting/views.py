@@ -22,6 +22,7 @@ from posting.access import member_required
 from posting.composer.selectors import skipped_stories_recent
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.models import Account, Draft, DraftRevision, Membership, Platform
+from posting.templatetags.drafts_ui import first_words as _first_words
 from publish import selectors as publish_selectors
 from publish import services as publish_services
 from publish import slots
@@ -32,6 +33,10 @@ from publish.models import PostingSlot, Publication
 DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
 # How many free posting times the "Move" list offers per post.
 MOVE_CHOICES = 12
+# The last decision, offered for undo on the next drafts page (or in place, with JavaScript).
+UNDO_SESSION_KEY = "landed_undo"
+UNDO_APPROVE = "approve"
+UNDO_REJECT = "reject"
 TIME_ZONES = sorted(zoneinfo.available_timezones())
 
 
@@ -47,6 +52,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def drafts(request: HttpRequest, account: Account) -> HttpResponse:
     context = {
         "account": account,
+        "undo": request.session.pop(UNDO_SESSION_KEY, None),
         "awaiting": selectors.drafts_awaiting_approval(account=account),
         "held_back": selectors.drafts_held_back(account=account)[:20],
         "can_decide": _can_decide(request, account),
@@ -72,14 +78,14 @@ def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> Http
         # The digest of the text the page showed: approval means "this text", not "whatever it is now".
         services.draft_approve(draft=draft, user=request.user, text_sha256=request.POST.get("text_sha256") or None)
     except (DraftStateError, NoConnectedChannel, NoFreeSlot) as exc:
-        messages.error(request, str(exc))
+        return _decided(request, account, draft, error=str(exc))
     except PublishNotEnqueued:
         # The approval is committed; only the hand-off to the queue failed (logged), and the
         # publish sweep sends it when the queue is back.
-        messages.success(request, "Approved and queued; it will go out when the queue is back.")
+        said = "Approved and queued; it will go out when the queue is back."
     else:
-        messages.success(request, _approved_message(account, draft))
-    return redirect("drafts", slug=account.slug)
+        said = _approved_message(account, draft)
+    return _decided(request, account, draft, said=said, undo=UNDO_APPROVE)
 
 
 @require_POST
@@ -88,11 +94,99 @@ def draft_reject(request: HttpRequest, account: Account, draft_id: int) -> HttpR
     draft = _decidable_draft(request, account, draft_id)
     held_back = draft.is_held_back
     try:
-        services.draft_reject(draft=draft, user=request.user)
+        services.draft_reject(draft=draft, user=request.user, reason=request.POST.get("reason", ""))
     except DraftStateError as exc:
+        if _inplace(request):
+            return _decided(request, account, draft, error=str(exc))
         messages.error(request, str(exc))
         return redirect("draft", slug=account.slug, draft_id=draft.pk)
-    messages.success(request, "Discarded. It will not be posted." if held_back else "Rejected. It will not be posted.")
+    said = "Discarded. It will not be posted." if held_back else "Rejected. It will not be posted."
+    return _decided(request, account, draft, said=said, undo=UNDO_REJECT)
+
+
+@require_POST
+@member_required
+def drafts_bulk(request: HttpRequest, account: Account) -> HttpResponse:
+    """Approve or reject the selected drafts, each exactly as the page showed it (id:digest)."""
+    _require_decider(request, account)
+    decision = request.POST.get("decision")
+    if decision not in (UNDO_APPROVE, UNDO_REJECT):
+        messages.error(request, "Choose Approve selected or Reject selected.")
+        return redirect("drafts", slug=account.slug)
+    picked: list[tuple[int, str]] = []
+    for value in request.POST.getlist("draft"):
+        draft_id, _, digest = value.partition(":")
+        if draft_id.isdigit():
+            picked.append((int(draft_id), digest))
+    if not picked:
+        messages.error(request, "Select at least one draft first.")
+        return redirect("drafts", slug=account.slug)
+    by_id = {d.pk: d for d in Draft.objects.filter(account=account, pk__in=[i for i, _ in picked])}
+    done: list[int] = []
+    refused: list[str] = []
+    for draft_id, digest in picked:
+        draft = by_id.get(draft_id)
+        if draft is None:
+            continue  # Not this account's: ignored, exactly as a 404 would.
+        try:
+            if decision == UNDO_APPROVE:
+                services.draft_approve(draft=draft, user=request.user, text_sha256=digest or None)
+            else:
+                services.draft_reject(draft=draft, user=request.user, reason=request.POST.get("reason", ""))
+        except PublishNotEnqueued:
+            done.append(draft_id)
+        except (DraftStateError, NoConnectedChannel, NoFreeSlot) as exc:
+            refused.append(f"“{_first_words(draft.text)}”: {exc}")
+        else:
+            done.append(draft_id)
+    verb = "Approved" if decision == UNDO_APPROVE else "Rejected"
+    if done:
+        messages.success(
+            request,
+            f"{verb} {len(done)} draft{'s' if len(done) != 1 else ''}."
+            + (" See when each goes out on the Queue page." if decision == UNDO_APPROVE else ""),
+        )
+        _undo_remember(request, action=decision, draft_ids=done)
+    for line in refused:
+        messages.error(request, f"Not {verb.lower()}: {line}")
+    return redirect("drafts", slug=account.slug)
+
+
+@require_POST
+@member_required
+def drafts_undo(request: HttpRequest, account: Account) -> HttpResponse:
+    """Undo the last approve (back to drafts, if it has not gone out) or reject."""
+    _require_decider(request, account)
+    action = request.POST.get("action")
+    ids = [int(i) for i in request.POST.getlist("draft") if i.isdigit()]
+    undone = 0
+    refused: list[str] = []
+    for draft in Draft.objects.filter(account=account, pk__in=ids):
+        try:
+            if action == UNDO_APPROVE:
+                services.draft_back_to_drafts(draft=draft)
+            elif action == UNDO_REJECT:
+                services.draft_reject_undo(draft=draft)
+            else:
+                break
+        except DraftStateError as exc:
+            refused.append(f"“{_first_words(draft.text)}”: {exc}")
+        else:
+            undone += 1
+    request.session.pop(UNDO_SESSION_KEY, None)
+    if _inplace(request) and len(ids) == 1:
+        draft = get_object_or_404(Draft, pk=ids[0], account=account)
+        if undone and draft.is_awaiting_approval:
+            card = {"account": account, "d": draft, "can_decide": True}
+            return render(request, "posting/_draft_card.html", card)
+        said = "Undone: back in drafts." if undone else ""
+        return _decided(request, account, draft, said=said, error="; ".join(refused))
+    if undone:
+        messages.success(request, f"Undone: {undone} draft{'s' if undone != 1 else ''} back in drafts.")
+    for line in refused:
+        messages.error(request, f"Could not undo {line}")
+    if not undone and not refused:
+        messages.error(request, "Nothing to undo.")
     return redirect("drafts", slug=account.slug)
 
 
@@ -126,7 +220,13 @@ def history(request: HttpRequest, account: Account) -> HttpResponse:
     )
     # Every landed post of the account, by the one definition, not just the rows shown.
     landed = Publication.objects.filter(account=account).landed().count()
-    return render(request, "posting/history.html", {"account": account, "publications": publications, "landed": landed})
+    context = {
+        "account": account,
+        "publications": publications,
+        "landed": landed,
+        "rejected": selectors.drafts_rejected_recent(account=account),
+    }
+    return render(request, "posting/history.html", context)
 
 
 @require_GET
@@ -259,6 +359,32 @@ def account_settings(request: HttpRequest, account: Account) -> HttpResponse:
             return redirect("settings", slug=account.slug)
     context = {"account": account, "zones": TIME_ZONES, "error": error}
     return render(request, "posting/settings.html", context, status=400 if error else 200)
+
+
+def _inplace(request: HttpRequest) -> bool:
+    """The page's script sent this form and swaps in the fragment we return (no reload)."""
+    return request.headers.get("X-Landed-Inplace") == "1"
+
+
+def _decided(
+    request: HttpRequest, account: Account, draft: Draft, *, said: str = "", error: str = "", undo: str = ""
+) -> HttpResponse:
+    """The answer to one decision: a card that replaces the draft's (in place) or, without
+    JavaScript, a message and the drafts page with the same undo offer."""
+    if _inplace(request):
+        context = {"account": account, "draft": draft, "said": said, "error": error, "undo": undo}
+        return render(request, "posting/_decided.html", context, status=409 if error else 200)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, said)
+        if undo:
+            _undo_remember(request, action=undo, draft_ids=[draft.pk])
+    return redirect("drafts", slug=account.slug)
+
+
+def _undo_remember(request: HttpRequest, *, action: str, draft_ids: list[int]) -> None:
+    request.session[UNDO_SESSION_KEY] = {"action": action, "ids": draft_ids}
 
 
 def _approved_message(account: Account, draft: Draft) -> str:

@@ -124,8 +124,11 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
             first = page.locator("article.card").first
             expect(first.get_by_role("button", name="Approve")).to_be_visible()
             draft_text = first.locator("p").first.inner_text()
+            card_id = first.get_attribute("id")
             first.get_by_role("button", name="Approve").tap()
-            expect(page.locator(".messages")).to_contain_text("Approved: it goes out")
+            # In place: the card itself answers, with an undo, and the page did not reload.
+            expect(page.locator(f"#{card_id}")).to_contain_text("Approved: it goes out")
+            expect(page.locator(f"#{card_id}").get_by_role("button", name="Undo")).to_be_visible()
 
             # and: on the Queue, with its time and zone, it is sent now instead of at its slot
             page.goto(f"{product.base_url}/a/demo/queue/")

@@ -24,7 +24,7 @@ from posting.composer.relevance import BusinessTopic, Relevance, relevance_score
 from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
 from posting.llm import llm_configured
 from posting.models import Account, ComposeSkip, Composition, Draft, LLMUsage, Platform, VoiceProfile
-from posting.selectors import account_sign_offs
+from posting.selectors import account_rejection_reasons, account_sign_offs
 from posting.services import draft_revision_record
 from research.models import Article
 from research.selectors import articles_usable_for_account
@@ -80,6 +80,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         own_names=[account.name, *(str(n) for n in account.own_names if isinstance(account.own_names, list))],
         sign_offs=account_sign_offs(account=account),
         topic=topic,
+        donts=account_rejection_reasons(account=account),
     )
     stories = recent_story_prints(account=account, since=timezone.now() - STORY_MEMORY)
 
@@ -220,6 +221,8 @@ class _Run:
     own_names: list[str] = field(default_factory=list)
     sign_offs: list[str] = field(default_factory=list)
     topic: BusinessTopic | None = None
+    # The customer's reasons for rejecting earlier drafts: the model is told not to repeat them.
+    donts: list[str] = field(default_factory=list)
     # Set once the model is unreachable or throttled: later drafts in this run go straight
     # to the offline composer instead of each waiting out the client's retries again.
     llm_unavailable: str = ""
@@ -251,7 +254,7 @@ def _compose(
             body=article.text,
             platform=platform,
             stats=stats,
-            style_guide=profile.style_guide if profile else "",
+            style_guide=_with_donts(profile.style_guide if profile else "", run.donts),
             exemplars=profile.exemplars if profile else [],
             own_names=run.own_names,
             sign_offs=run.sign_offs,
@@ -271,6 +274,14 @@ def _compose(
         bio_link=bool(account.instagram_bio_link),
     )
     return offline, usage, fallback_reason[:500]
+
+
+def _with_donts(style_guide: str, donts: list[str]) -> str:
+    """The style guide plus the customer's own "don't"s, from the reasons they rejected drafts."""
+    if not donts:
+        return style_guide
+    lines = "\n".join(f"- {reason}" for reason in donts)
+    return f"{style_guide}\nDON'T (the business rejected earlier drafts for these reasons):\n{lines}".strip()
 
 
 def _borrowed_voice(profiles: dict[str, VoiceProfile]) -> dict[str, Any]:
