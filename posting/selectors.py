@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.http import Http404
 
-from posting.models import Account, Draft, DraftRevision, Membership, VoiceProfile
+from posting.models import Account, Draft, DraftRevision, Membership, Platform, VoiceProfile
+from publish import limits
 from publish.models import Publication
 from research.selectors import articles_usable_for_account
 
@@ -39,7 +41,7 @@ def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
     return (
         Draft.objects.filter(account=account)
         .awaiting_approval()
-        .select_related("article", "composition")
+        .select_related("article__source", "composition")
         .order_by("-created_at")
     )
 
@@ -214,3 +216,60 @@ def account_sign_offs(*, account: Account) -> list[str]:
         if isinstance(learned, list):
             sign_offs.extend(str(sign_off) for sign_off in learned)
     return sign_offs
+
+
+@dataclass(frozen=True)
+class DraftPreview:
+    """What the customer needs to see a draft as its platform will show it, and its source."""
+
+    platform: str
+    chars: int
+    max_chars: int
+    hashtags: int
+    max_hashtags: int | None
+    # Instagram folds a caption after its first lines behind "more".
+    caption_head: str
+    caption_rest: str
+    link_domain: str
+    link_title: str
+    image_url: str
+    outlet: str
+    article_title: str
+    article_url: str
+    article_published_at: datetime | None
+
+    @property
+    def over_limit(self) -> bool:
+        return self.chars > self.max_chars or (self.max_hashtags is not None and self.hashtags > self.max_hashtags)
+
+
+# Instagram shows about this many characters of a caption before "more".
+INSTAGRAM_FOLD_CHARS = 125
+
+
+def draft_preview(*, draft: Draft) -> DraftPreview:
+    """The preview of a draft whose article (and its source) were loaded with it: no query."""
+    article = draft.article
+    source = article.source
+    outlet = (source.title or urlsplit(source.url).hostname or "") if source is not None else ""
+    head, rest = draft.text, ""
+    if draft.platform == Platform.INSTAGRAM and len(draft.text) > INSTAGRAM_FOLD_CHARS:
+        cut = draft.text.rfind(" ", 0, INSTAGRAM_FOLD_CHARS)
+        cut = cut if cut > 0 else INSTAGRAM_FOLD_CHARS
+        head, rest = draft.text[:cut], draft.text[cut:]
+    return DraftPreview(
+        platform=draft.platform,
+        chars=len(draft.text),
+        max_chars=limits.MAX_CHARS[draft.platform],
+        hashtags=limits.hashtags_count(draft.text),
+        max_hashtags=limits.MAX_HASHTAGS.get(draft.platform),
+        caption_head=head,
+        caption_rest=rest,
+        link_domain=urlsplit(draft.link_url).hostname or "" if draft.link_url else "",
+        link_title=article.title,
+        image_url=draft.image_url,
+        outlet=outlet or (urlsplit(article.canonical_url).hostname or ""),
+        article_title=article.title,
+        article_url=article.canonical_url,
+        article_published_at=article.published_at,
+    )

@@ -12,6 +12,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -29,6 +30,8 @@ from publish import slots
 from publish.errors import NoConnectedChannel, NoFreeSlot, PublishNotEnqueued, QueueChangeRefused
 from publish.limits import MAX_CHARS
 from publish.models import PostingSlot, Publication
+from publish.outcomes import publication_outcome
+from reconcile.models import EngagementSnapshot
 
 DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
 # How many free posting times the "Move" list offers per post.
@@ -53,7 +56,10 @@ def drafts(request: HttpRequest, account: Account) -> HttpResponse:
     context = {
         "account": account,
         "undo": request.session.pop(UNDO_SESSION_KEY, None),
-        "awaiting": selectors.drafts_awaiting_approval(account=account),
+        "awaiting": [
+            {"d": d, "preview": selectors.draft_preview(draft=d)}
+            for d in selectors.drafts_awaiting_approval(account=account)
+        ],
         "held_back": selectors.drafts_held_back(account=account)[:20],
         "can_decide": _can_decide(request, account),
         "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
@@ -177,7 +183,7 @@ def drafts_undo(request: HttpRequest, account: Account) -> HttpResponse:
     if _inplace(request) and len(ids) == 1:
         draft = get_object_or_404(Draft, pk=ids[0], account=account)
         if undone and draft.is_awaiting_approval:
-            card = {"account": account, "d": draft, "can_decide": True}
+            card = {"account": account, "d": draft, "preview": selectors.draft_preview(draft=draft), "can_decide": True}
             return render(request, "posting/_draft_card.html", card)
         said = "Undone: back in drafts." if undone else ""
         return _decided(request, account, draft, said=said, error="; ".join(refused))
@@ -212,17 +218,27 @@ def draft_edit(request: HttpRequest, account: Account, draft_id: int) -> HttpRes
 
 @member_required
 def history(request: HttpRequest, account: Account) -> HttpResponse:
-    publications = (
+    latest = EngagementSnapshot.objects.filter(publication=OuterRef("pk")).order_by("-fetched_at")
+    publications = list(
         Publication.objects.filter(account=account)
         .select_related("channel", "draft__article")
         .prefetch_related("attempts")
+        # The latest engagement of each post, read in the same query as the posts.
+        .annotate(
+            likes=Subquery(latest.values("reactions")[:1]),
+            comments=Subquery(latest.values("comments")[:1]),
+            engagement_at=Subquery(latest.values("fetched_at")[:1]),
+        )
         .order_by("-created_at")[:100]
     )
+    zone = slots.account_zone(account)
+    rows = [{"p": p, "outcome": publication_outcome(publication=p, zone=zone)} for p in publications]
     # Every landed post of the account, by the one definition, not just the rows shown.
     landed = Publication.objects.filter(account=account).landed().count()
     context = {
         "account": account,
-        "publications": publications,
+        "rows": rows,
+        "zone": zone.key,
         "landed": landed,
         "rejected": selectors.drafts_rejected_recent(account=account),
     }

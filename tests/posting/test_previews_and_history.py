@@ -1,0 +1,147 @@
+"""Previews (issue 11, item 3) and a History that answers (item 4): each draft as its platform
+shows it with counts against publish/limits.py and the source's outlet, title, date and link;
+landed posts with permalink and latest engagement; refusals in plain words with the next step.
+The platform is the real Graph sandbox over HTTP; its refusals are the sandbox's injections."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from posting.models import Account, Platform
+from publish.limits import MAX_CHARS, MAX_HASHTAGS
+from publish.models import Channel, Publication
+from publish.sandbox import GraphSandbox
+from publish.services import publication_publish
+from reconcile.models import EngagementSnapshot
+from reconcile.services import publication_reconcile
+from research.models import Source
+from tests import factories
+from tests.reconcile import fixtures
+from tests.reconcile.fixtures import SandboxPage, publication_make
+
+graph_sandbox = fixtures.graph_sandbox
+sandbox_page = fixtures.sandbox_page
+
+pytestmark = pytest.mark.django_db
+FEED = r"/\d+/feed$"
+LONG_CAPTION = (
+    "Harbour Bikes opened a second shop in Leith on Monday, with twelve mechanics and four hundred "
+    "bicycles on the floor, and a workshop open late on Thursdays. #leith #bikes"
+)
+
+
+def _sourced_draft(account: Account, platform: str, text: str, n: int):
+    source = Source.objects.create(url=f"https://news.example/feed-{n}.xml", title="Leith Gazette")
+    article = factories.article_create(
+        url=f"https://news.example/preview/{n}",
+        title="Harbour Bikes opens a second shop",
+        source=source,
+        published_at=datetime(2026, 11, 30, 9, 0, tzinfo=UTC),
+    )
+    return factories.draft_create(account=account, platform=platform, article=article, text=text)
+
+
+def test_drafts_show_as_their_platform_shows_them_with_counts_and_their_source(
+    member_client: Client, account: Account
+) -> None:
+    facebook = _sourced_draft(account, Platform.FACEBOOK_PAGE, "Harbour Bikes opened a second shop in Leith.", 1)
+    instagram = _sourced_draft(account, Platform.INSTAGRAM, LONG_CAPTION, 2)
+
+    page = member_client.get(f"/a/{account.slug}/drafts/").content.decode()
+
+    fb = page.split(f'id="draft-{facebook.pk}"', 1)[1].split("</article>", 1)[0]
+    assert 'aria-label="Facebook preview"' in fb
+    # The link card: domain, the article's title, the image as a real thumbnail.
+    assert '<span class="link-domain">NEWS.EXAMPLE</span>' in fb
+    assert '<strong class="link-title">Harbour Bikes opens a second shop</strong>' in fb
+    assert '<img src="https://news.example/lead.jpg"' in fb
+    assert f"{len(facebook.text)} / {MAX_CHARS['facebook_page']} characters" in fb
+    assert "From <strong>Leith Gazette</strong>" in fb
+    assert 'href="https://news.example/preview/1"' in fb
+    assert "30 Nov 2026" in fb
+
+    ig = page.split(f'id="draft-{instagram.pk}"', 1)[1].split("</article>", 1)[0]
+    assert 'aria-label="Instagram preview"' in ig
+    assert 'class="square"' in ig
+    # The caption folds after its first words behind "more", as Instagram does.
+    assert "<summary>… more</summary>" in ig
+    head = ig.split('<figcaption class="draft-text">', 1)[1].split("<details", 1)[0]
+    assert LONG_CAPTION.startswith(head) and 0 < len(head) <= 125
+    assert f"{len(LONG_CAPTION)} / {MAX_CHARS['instagram']} characters · 2 / {MAX_HASHTAGS['instagram']} hashtags" in ig
+
+
+def test_a_landed_post_shows_its_permalink_and_latest_engagement(
+    sandbox_page: SandboxPage, member_client: Client, account: Account
+) -> None:
+    publication = publication_make(channel=sandbox_page.facebook)
+    publication_publish(publication_id=publication.pk)
+    publication = publication_reconcile(publication_id=publication.pk)
+    assert publication.status == Publication.Status.LANDED
+    now = timezone.now()
+    EngagementSnapshot.objects.create(publication=publication, fetched_at=now - timedelta(hours=6), reactions=1)
+    EngagementSnapshot.objects.create(publication=publication, fetched_at=now, reactions=14, comments=3)
+
+    page = member_client.get(f"/a/{account.slug}/history/").content.decode()
+
+    card = page.split(f'id="publication-{publication.pk}"', 1)[1].split("</article>", 1)[0]
+    assert f'href="{publication.permalink}"' in card
+    assert "14 likes and reactions · 3 comments" in card
+    assert "Live on Facebook." in card
+
+
+def test_a_temporary_block_reads_in_plain_words_with_when_we_retry(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox, member_client: Client, account: Account
+) -> None:
+    account.timezone = "Europe/London"
+    account.save()
+    graph_sandbox.inject(method="POST", path_regex=FEED, kind="error", code=368, message="Temporarily blocked")
+    publication = publication_make(channel=sandbox_page.facebook)
+    publication = publication_publish(publication_id=publication.pk)
+    # A 368 may accompany a post that went live: reconcile looks before any retry.
+    assert publication.status == Publication.Status.UNKNOWN
+
+    page = member_client.get(f"/a/{account.slug}/history/").content.decode()
+    assert "Facebook has temporarily blocked posting from this Page (#368)." in page
+    assert "before we try again, so it is never posted twice" in page
+    assert "Outcome unknown." not in page
+
+    # Reconcile proves nothing landed and schedules the one safe retry: the page says when.
+    retry_at = timezone.now() + timedelta(hours=2)
+    Publication.objects.filter(pk=publication.pk).update(status=Publication.Status.SCHEDULED, scheduled_for=retry_at)
+    page = member_client.get(f"/a/{account.slug}/history/").content.decode()
+    local = retry_at.astimezone(__import__("zoneinfo").ZoneInfo("Europe/London"))
+    assert f"We will retry at {local:%H:%M} on" in page
+    assert "(Europe/London)" in page
+
+
+def test_a_lost_connection_says_reconnect_and_links_to_channels(
+    sandbox_page: SandboxPage, member_client: Client, account: Account
+) -> None:
+    publication = publication_make(channel=sandbox_page.instagram)
+    Channel.objects.filter(pk=sandbox_page.instagram.pk).update(status=Channel.Status.NEEDS_RECONNECT)
+    page = member_client.get(f"/a/{account.slug}/history/").content.decode()
+    card = page.split(f'id="publication-{publication.pk}"', 1)[1].split("</article>", 1)[0]
+    assert f'<a href="/a/{account.slug}/channels/">Reconnect Instagram; it goes out as soon as you do.</a>' in card
+
+
+@pytest.mark.parametrize("count", [5, 50])
+def test_the_history_page_makes_the_same_queries_for_5_or_50_posts(
+    count: int, sandbox_page: SandboxPage, member_client: Client, account: Account
+) -> None:
+    for n in range(count):
+        publication = publication_make(channel=sandbox_page.facebook, n=n)
+        EngagementSnapshot.objects.create(publication=publication, fetched_at=timezone.now(), reactions=n)
+    member_client.get(f"/a/{account.slug}/history/")
+    with CaptureQueriesContext(connection) as queries:
+        response = member_client.get(f"/a/{account.slug}/history/")
+    assert response.content.decode().count('class="card" id="publication-') == count
+    assert len(queries) == HISTORY_PAGE_QUERIES, [q["sql"][:100] for q in queries]
+
+
+HISTORY_PAGE_QUERIES = 8
