@@ -21,5 +21,6 @@ urlpatterns = [
         name="queue-back-to-drafts",
     ),
     path("a/<slug:slug>/history/", views.history, name="history"),
+    path("a/<slug:slug>/history/<int:publication_id>/retry/", views.history_retry, name="history-retry"),
     path("a/<slug:slug>/settings/", views.account_settings, name="settings"),
 ]

@@ -241,6 +241,7 @@ def history(request: HttpRequest, account: Account) -> HttpResponse:
         "zone": zone.key,
         "landed": landed,
         "rejected": selectors.drafts_rejected_recent(account=account),
+        "can_decide": _can_decide(request, account),
     }
     return render(request, "posting/history.html", context)
 
@@ -375,6 +376,22 @@ def account_settings(request: HttpRequest, account: Account) -> HttpResponse:
             return redirect("settings", slug=account.slug)
     context = {"account": account, "zones": TIME_ZONES, "error": error}
     return render(request, "posting/settings.html", context, status=400 if error else 200)
+
+
+@require_POST
+@member_required
+def history_retry(request: HttpRequest, account: Account, publication_id: int) -> HttpResponse:
+    _require_decider(request, account)
+    get_object_or_404(Publication, pk=publication_id, account=account)
+    try:
+        publish_services.publication_retry(account_id=account.pk, publication_id=publication_id)
+    except QueueChangeRefused as exc:
+        messages.error(request, str(exc))
+    except PublishNotEnqueued:
+        messages.success(request, "Sending it again as soon as our queue is back, within minutes.")
+    else:
+        messages.success(request, "Sending it again now. This page shows when the platform confirms it is live.")
+    return redirect("history", slug=account.slug)
 
 
 def _inplace(request: HttpRequest) -> bool:

@@ -16,6 +16,8 @@ The moves (event: from → to)::
     vanish:              LANDED     → VANISHED     (gone when read again a day later)
     withdraw:            SCHEDULED  → WITHDRAWN    (the customer took it back to drafts)
     requeue:             WITHDRAWN  → SCHEDULED    (approved again, into a posting slot)
+    customer_retry:      FAILED     → SCHEDULED    (the customer's retry, only where reconcile
+                                                    saw nothing land: failure_kind never_seen)
 
 ``TRANSITIONS`` is the table (event → the states it may leave, the state it enters) and
 ``publication_transition`` performs one as a conditional update, so two workers racing on
@@ -74,6 +76,10 @@ class Event(enum.StrEnum):
     WITHDRAW = "withdraw"
     # the customer approved a withdrawn draft again: it takes a posting slot once more.
     REQUEUE = "requeue"
+    # the customer, from History: send a failed post again. Only where reconcile read the
+    # platform and saw nothing land (NEVER_SEEN); publish.services.publication_retry adds
+    # that condition to the move, so no other failure can be retried from the page.
+    CUSTOMER_RETRY = "customer_retry"
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,7 @@ TRANSITIONS: dict[Event, Transition] = {
     Event.VANISH: Transition(frozenset({Status.LANDED}), Status.VANISHED),
     Event.WITHDRAW: Transition(frozenset({Status.SCHEDULED}), Status.WITHDRAWN),
     Event.REQUEUE: Transition(frozenset({Status.WITHDRAWN}), Status.SCHEDULED),
+    Event.CUSTOMER_RETRY: Transition(frozenset({Status.FAILED}), Status.SCHEDULED),
 }
 
 

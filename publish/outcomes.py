@@ -29,6 +29,8 @@ class Outcome:
     said: str
     next_step: str = ""
     reconnect: bool = False
+    # Retrying is safe: reconcile read the platform and saw nothing land.
+    retry: bool = False
 
 
 def publication_outcome(*, publication: Publication, zone: ZoneInfo) -> Outcome:
@@ -83,7 +85,8 @@ def publication_outcome(*, publication: Publication, zone: ZoneInfo) -> Outcome:
     if publication.failure_kind == FailureKind.NEVER_SEEN:
         return Outcome(
             f"{reason or f'We tried several times and {platform} never showed the post'}; nothing landed.",
-            "We stopped so that it can never be posted twice; tell us if you want it sent again.",
+            f"We read {platform} back and it is not there, so sending it again is safe.",
+            retry=True,
         )
     return Outcome(
         f"{reason or f'{platform} refused this post'}.",

@@ -183,6 +183,30 @@ def publication_post_now(*, account_id: int, publication_id: int) -> Publication
     return publication
 
 
+def publication_retry(*, account_id: int, publication_id: int) -> Publication:
+    """The customer's retry of a failed post, only where reconcile read the platform and saw
+    nothing land (FailureKind.NEVER_SEEN): any other failure is refused. Due at once, handed
+    to a worker; the claim and the second-post guard work as for any publication."""
+    now = timezone.now()
+    with transaction.atomic():
+        moved = publication_transition(
+            event=Event.CUSTOMER_RETRY,
+            publication_id=publication_id,
+            where=Q(account_id=account_id, failure_kind=FailureKind.NEVER_SEEN),
+            scheduled_for=now,
+            slot_at=None,
+            failure_kind=FailureKind.NONE,
+            failure_reason="",
+            read_count=0,
+            last_read_at=None,
+            updated_at=now,
+        )
+        if moved != 1:
+            raise QueueChangeRefused("This post cannot be sent again from here: it is not a failure we proved absent.")
+        publication_enqueue(publication_id=publication_id)
+    return Publication.objects.get(pk=publication_id)
+
+
 def publications_withdraw(*, account_id: int, draft_id: int) -> int:
     """Take a draft's queued publications out of the queue (back to drafts); how many left.
 

@@ -144,4 +144,32 @@ def test_the_history_page_makes_the_same_queries_for_5_or_50_posts(
     assert len(queries) == HISTORY_PAGE_QUERIES, [q["sql"][:100] for q in queries]
 
 
-HISTORY_PAGE_QUERIES = 8
+HISTORY_PAGE_QUERIES = 9
+
+
+def test_retry_is_offered_and_allowed_only_where_reconcile_saw_nothing_land(
+    sandbox_page: SandboxPage, member_client: Client, account: Account, django_capture_on_commit_callbacks
+) -> None:
+    never_seen = publication_make(channel=sandbox_page.facebook, n=1)
+    refused = publication_make(channel=sandbox_page.facebook, n=2)
+    Publication.objects.filter(pk=never_seen.pk).update(status="failed", failure_kind="never_seen")
+    Publication.objects.filter(pk=refused.pk).update(status="failed", failure_kind="permanent")
+
+    page = member_client.get(f"/a/{account.slug}/history/").content.decode()
+    assert f'action="/a/{account.slug}/history/{never_seen.pk}/retry/"' in page
+    assert f'action="/a/{account.slug}/history/{refused.pk}/retry/"' not in page
+
+    member_client.get("/login/")
+    token = member_client.cookies["csrftoken"].value
+    with django_capture_on_commit_callbacks() as callbacks:
+        member_client.post(f"/a/{account.slug}/history/{never_seen.pk}/retry/", HTTP_X_CSRFTOKEN=token)
+    never_seen.refresh_from_db()
+    assert (never_seen.status, never_seen.failure_kind) == ("scheduled", "")
+    assert never_seen.scheduled_for <= timezone.now()
+    assert len(callbacks) == 1
+
+    # A refusal the platform gave is not retried from the page, even when asked directly.
+    response = member_client.post(f"/a/{account.slug}/history/{refused.pk}/retry/", HTTP_X_CSRFTOKEN=token)
+    assert "cannot be sent again from here" in member_client.get(response["Location"]).content.decode()
+    refused.refresh_from_db()
+    assert refused.status == "failed"
