@@ -150,3 +150,50 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
             expect(page.locator("body")).to_contain_text(draft_text.splitlines()[0][:40])
         finally:
             browser.close()
+
+
+# The customer's pages, in the order of the navigation (Settings: the demo login is the owner).
+CUSTOMER_PAGES = ["drafts", "queue", "history", "channels", "sources", "voice", "settings"]
+
+
+def test_every_customer_page_is_usable_on_a_375_px_phone(product: RunningProduct) -> None:
+    """Issue 11, item 9: form fields at 16 px or more (no zoom on focus), tap targets at least
+    44 px high, no sideways scrolling, a <nav> landmark marking the current page, and times
+    shown with their zone."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
+            page.goto(f"{product.base_url}/")
+            page.fill("#id_username", "demo")
+            page.fill("#id_password", product.password())
+            page.click("button[type=submit]")
+            # One approval, so the Queue has a post with its time on it.
+            page.locator("article.card").first.get_by_role("button", name="Approve").tap()
+            expect(page.locator("article.card.decided").first).to_contain_text("Approved: it goes out")
+
+            for name in CUSTOMER_PAGES:
+                page.goto(f"{product.base_url}/a/demo/{name}/")
+                nav = page.get_by_role("navigation", name="Main")
+                expect(nav.locator('[aria-current="page"]')).to_have_text(name.capitalize())
+                problems = page.evaluate(
+                    """() => {
+                        const out = [];
+                        const visible = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+                        for (const el of document.querySelectorAll("input:not([type=hidden]):not([type=checkbox]), select, textarea")) {
+                            if (visible(el) && parseFloat(getComputedStyle(el).fontSize) < 16) out.push("small field " + (el.name || el.id));
+                        }
+                        for (const el of document.querySelectorAll("button, a.button, nav a, input:not([type=hidden]):not([type=checkbox]), select")) {
+                            if (visible(el) && el.getBoundingClientRect().height < 44) out.push("short target " + el.textContent.trim().slice(0, 30));
+                        }
+                        if (document.scrollingElement.scrollWidth > window.innerWidth + 1) out.push("scrolls sideways: " + document.scrollingElement.scrollWidth);
+                        return out;
+                    }"""
+                )
+                assert problems == [], f"/{name}/: {problems}"
+            page.goto(f"{product.base_url}/a/demo/queue/")
+            expect(page.locator(".queued-time").first).to_contain_text("(UTC)")
+        finally:
+            browser.close()
