@@ -152,6 +152,26 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
             browser.close()
 
 
+# What a phone user trips over, found in the page itself: small fields (phones zoom into them),
+# short tap targets, and a page wider than the screen.
+PHONE_PROBLEMS_JS = """() => {
+    const out = [];
+    const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+    const fields = "input:not([type=hidden]):not([type=checkbox]), select, textarea";
+    for (const el of document.querySelectorAll(fields)) {
+        if (shown(el) && parseFloat(getComputedStyle(el).fontSize) < 16) out.push("small field " + el.name);
+    }
+    const targets = "button, a.button, nav a, input:not([type=hidden]):not([type=checkbox]), select";
+    for (const el of document.querySelectorAll(targets)) {
+        if (shown(el) && el.getBoundingClientRect().height < 44) {
+            out.push("short target " + el.textContent.trim().slice(0, 30));
+        }
+    }
+    const width = document.scrollingElement.scrollWidth;
+    if (width > window.innerWidth + 1) out.push("scrolls sideways: " + width);
+    return out;
+}"""
+
 # The customer's pages, in the order of the navigation (Settings: the demo login is the owner).
 CUSTOMER_PAGES = ["drafts", "queue", "history", "channels", "sources", "voice", "settings"]
 
@@ -178,20 +198,7 @@ def test_every_customer_page_is_usable_on_a_375_px_phone(product: RunningProduct
                 page.goto(f"{product.base_url}/a/demo/{name}/")
                 nav = page.get_by_role("navigation", name="Main")
                 expect(nav.locator('[aria-current="page"]')).to_have_text(name.capitalize())
-                problems = page.evaluate(
-                    """() => {
-                        const out = [];
-                        const visible = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
-                        for (const el of document.querySelectorAll("input:not([type=hidden]):not([type=checkbox]), select, textarea")) {
-                            if (visible(el) && parseFloat(getComputedStyle(el).fontSize) < 16) out.push("small field " + (el.name || el.id));
-                        }
-                        for (const el of document.querySelectorAll("button, a.button, nav a, input:not([type=hidden]):not([type=checkbox]), select")) {
-                            if (visible(el) && el.getBoundingClientRect().height < 44) out.push("short target " + el.textContent.trim().slice(0, 30));
-                        }
-                        if (document.scrollingElement.scrollWidth > window.innerWidth + 1) out.push("scrolls sideways: " + document.scrollingElement.scrollWidth);
-                        return out;
-                    }"""
-                )
+                problems = page.evaluate(PHONE_PROBLEMS_JS)
                 assert problems == [], f"/{name}/: {problems}"
             page.goto(f"{product.base_url}/a/demo/queue/")
             expect(page.locator(".queued-time").first).to_contain_text("(UTC)")
