@@ -18,7 +18,7 @@ EMBEDDED_ENV = DJANGO_DEBUG=1 CRON_SECRET="$$(cat "$(VAR_DIR)/cron_secret")" DEM
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help run pipeline test lint check-python install bench-research bench-gate eval-compose clean
+.PHONY: help run pipeline test lint check-python install bench-research bench-gate bench-pages eval-compose clean
 
 help:
 	@echo "make run    - run Landed on the embedded default at http://127.0.0.1:8000"
@@ -71,6 +71,9 @@ bench-research: $(STAMP)
 
 bench-gate: $(STAMP)
 	$(PY) scripts/bench_gate.py $(BENCH_ARGS)
+
+bench-pages: $(STAMP)
+	$(PY) scripts/bench_pages.py $(BENCH_ARGS)
 
 # Relevance, same-story dedupe, voice and the offline composer on tests/data/compose (every
 # split present: dev is tuned on, blind is scored once). Fails when a target is missed.

@@ -42,6 +42,8 @@ def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
         Draft.objects.filter(account=account)
         .awaiting_approval()
         .select_related("article__source", "composition")
+        # The page shows the article's title, date and outlet, never its full text.
+        .defer("article__text")
         .order_by("-created_at")
     )
 

@@ -221,7 +221,7 @@ def history(request: HttpRequest, account: Account) -> HttpResponse:
     latest = EngagementSnapshot.objects.filter(publication=OuterRef("pk")).order_by("-fetched_at")
     publications = list(
         Publication.objects.filter(account=account)
-        .select_related("channel", "draft__article")
+        .select_related("channel")
         .prefetch_related("attempts")
         # The latest engagement of each post, read in the same query as the posts.
         .annotate(
@@ -258,10 +258,15 @@ def queue(request: HttpRequest, account: Account) -> HttpResponse:
     free_by_channel = {}
     for publication in queued:
         if publication.channel_id not in free_by_channel:
-            free_by_channel[publication.channel_id] = slots.slots_free(
-                account=account, channel=publication.channel, after=now, limit=MOVE_CHOICES
-            )
-    rows = [{"publication": p, "free": free_by_channel[p.channel_id]} for p in queued]
+            # Formatted once per channel: every post on it offers the same times.
+            free_by_channel[publication.channel_id] = [
+                (at.isoformat(), _local_short(at, zone))
+                for at in slots.slots_free(account=account, channel=publication.channel, after=now, limit=MOVE_CHOICES)
+            ]
+    rows = [
+        {"publication": p, "free": free_by_channel[p.channel_id], "at": _local_short(p.scheduled_for, zone)}
+        for p in queued
+    ]
     rhythms = [
         {"platform": platform, "rhythm": slots.account_rhythm(account=account, platform=platform.value)}
         for platform in Platform
@@ -431,6 +436,11 @@ def _local(account: Account, at: datetime) -> str:
     zone = slots.account_zone(account)
     local = at.astimezone(zone)
     return f"{local:%a} {local.day} {local:%b, %H:%M} ({zone.key})"
+
+
+def _local_short(at: datetime, zone: zoneinfo.ZoneInfo) -> str:
+    local = at.astimezone(zone)
+    return f"{local:%a} {local.day} {local:%b, %H:%M}"
 
 
 def _is_owner(request: HttpRequest, account: Account) -> bool:

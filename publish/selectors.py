@@ -45,6 +45,6 @@ def publications_queued(*, account_id: int) -> QuerySet[Publication]:
         Publication.objects.filter(
             account_id=account_id, status__in=[Publication.Status.SCHEDULED, Publication.Status.PUBLISHING]
         )
-        .select_related("channel", "draft")
+        .select_related("channel")
         .order_by("scheduled_for", "pk")
     )

@@ -1,0 +1,229 @@
+"""Benchmark the customer's pages (drafts, queue, history) next to a bare Django view.
+
+    make bench-pages                                   # 16 clients, 400 requests per page
+    .venv/bin/python scripts/bench_pages.py --clients 16 --requests 400 --json
+
+One account with an owner, 50 drafts awaiting approval, 50 posts in the queue and 100 in
+History (landed ones with engagement) on a throwaway database (DATABASE_URL's test database,
+created and dropped here; in-memory SQLite without DATABASE_URL). The Django app is served
+by a threaded WSGI server in this process; the clients run in a separate process (so they do
+not share the server's GIL), ``--clients`` threads each sending ``--requests`` / clients
+requests per page, signed in with a real session cookie. Each page is measured after the
+bare view (``HttpResponse("ok")`` behind the same middleware) in the same run, and the
+script prints p50/p95 latency and throughput per page and each page's throughput as a
+ratio of the bare view's. Issue 11 asks: p95 < 100 ms, ratio >= 0.3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import threading
+import time
+import types
+from datetime import timedelta
+from pathlib import Path
+from socketserver import ThreadingMixIn
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DJANGO_DEBUG", "1")
+os.environ.setdefault("LANDED_VAR_DIR", str(ROOT / "var" / "bench"))
+os.environ.pop("CELERY_BROKER_URL", None)
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+import django  # noqa: E402 - the environment above must be set first
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.http import HttpRequest, HttpResponse  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import setup_test_environment  # noqa: E402
+from django.urls import path  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+PAGES = ("drafts", "queue", "history")
+
+
+def _bare(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok")
+
+
+def _urlconf() -> str:
+    """The product's URLs plus one bare view, so both run behind the same middleware."""
+    import config.urls
+
+    module = types.ModuleType("bench_pages_urls")
+    module.urlpatterns = [path("bench/bare/", _bare), *config.urls.urlpatterns]  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+    return module.__name__
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _ThreadingServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+
+def _seed(*, drafts: int, queued: int, history: int) -> str:
+    """The account's rows; returns the owner's session cookie."""
+    from posting.models import Draft
+    from publish.models import Channel, Publication
+    from reconcile.models import EngagementSnapshot
+    from tests import factories
+
+    account = factories.account_create(name="Bench Bikes", slug="bench", timezone="Europe/London")
+    owner = factories.member_create(account=account, username="bench-owner")
+    channel = Channel.objects.create(account=account, platform="facebook_page", external_id="page-bench")
+    for n in range(drafts):
+        factories.draft_create(
+            account=account, article=factories.article_create(url=f"https://news.example/bench/d{n}")
+        )
+    now = timezone.now()
+    for n in range(queued + history):
+        draft = factories.draft_create(
+            account=account,
+            article=factories.article_create(url=f"https://news.example/bench/p{n}"),
+            status=Draft.Status.APPROVED,
+        )
+        landed = n >= queued
+        publication = Publication.objects.create(
+            account=account,
+            draft=draft,
+            channel=channel,
+            message=draft.text,
+            scheduled_for=now + timedelta(hours=n + 1) if not landed else now - timedelta(hours=n),
+            slot_at=now + timedelta(hours=n + 1) if not landed else None,
+            status=Publication.Status.LANDED if landed else Publication.Status.SCHEDULED,
+            permalink=f"https://facebook.example/p/{n}" if landed else "",
+            platform_post_id=f"post-{n}" if landed else "",
+            landed_at=now - timedelta(hours=n) if landed else None,
+        )
+        if landed:
+            EngagementSnapshot.objects.create(publication=publication, fetched_at=now, reactions=n, comments=n // 3)
+    client = Client()
+    client.force_login(owner)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+def _clients(base: str, cookie: str, paths: list[str], clients: int, requests: int, out: multiprocessing.Queue) -> None:
+    """In its own process: for each path, ``clients`` threads share ``requests`` GETs."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    host, port = urlsplit(base).hostname, urlsplit(base).port
+    results: dict[str, dict[str, float]] = {}
+    for target in paths:
+        latencies: list[float] = []
+        errors = 0
+        lock = threading.Lock()
+        per_client = max(1, requests // clients)
+
+        def run() -> None:
+            nonlocal errors
+            for _ in range(per_client):
+                started = time.perf_counter()
+                conn = http.client.HTTPConnection(host, port, timeout=30)
+                try:
+                    conn.request("GET", target, headers={"Cookie": f"{settings.SESSION_COOKIE_NAME}={cookie}"})
+                    response = conn.getresponse()
+                    response.read()
+                    ok = response.status == 200
+                except OSError:
+                    ok = False
+                finally:
+                    conn.close()
+                elapsed = time.perf_counter() - started
+                with lock:
+                    if ok:
+                        latencies.append(elapsed)
+                    else:
+                        errors += 1
+
+        threads = [threading.Thread(target=run) for _ in range(clients)]
+        wall = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - wall
+        latencies.sort()
+        results[target] = {
+            "requests": len(latencies),
+            "errors": errors,
+            "p50_ms": 1000 * latencies[len(latencies) // 2] if latencies else 0.0,
+            "p95_ms": 1000 * latencies[int(len(latencies) * 0.95) - 1] if latencies else 0.0,
+            "per_s": len(latencies) / wall if wall else 0.0,
+        }
+    out.put(results)
+
+
+def bench(*, clients: int, requests: int) -> dict[str, object]:
+    settings.ROOT_URLCONF = _urlconf()
+    settings.ALLOWED_HOSTS = ["*"]
+    cookie = _seed(drafts=50, queued=50, history=100)
+    from django.core.handlers.wsgi import WSGIHandler
+
+    server = make_server("127.0.0.1", 0, WSGIHandler(), server_class=_ThreadingServer, handler_class=_QuietHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    paths = ["/bench/bare/", *[f"/a/bench/{page}/" for page in PAGES]]
+    # Warm up (templates, connections), then measure.
+    warm: multiprocessing.Queue = multiprocessing.Queue()
+    _clients(base, cookie, paths, 2, 4, warm)
+    warm.get()
+    out: multiprocessing.Queue = multiprocessing.Queue()
+    process = multiprocessing.Process(target=_clients, args=(base, cookie, paths, clients, requests, out))
+    process.start()
+    results = out.get(timeout=1800)
+    process.join()
+    server.shutdown()
+    bare = results["/bench/bare/"]
+    pages = {
+        page: {**results[f"/a/bench/{page}/"], "ratio": results[f"/a/bench/{page}/"]["per_s"] / bare["per_s"]}
+        for page in PAGES
+    }
+    return {"clients": clients, "requests_per_page": requests, "bare": bare, "pages": pages}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--requests", type=int, default=400, help="requests per page, shared by the clients")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+
+    setup_test_environment()
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    try:
+        report = bench(clients=args.clients, requests=args.requests)
+    finally:
+        connection.close()
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+    if args.json:
+        print(json.dumps(report))
+        return
+    bare = report["bare"]
+    print(f"clients {report['clients']}, {report['requests_per_page']} requests per page")
+    print(f"bare view  p50 {bare['p50_ms']:6.1f} ms  p95 {bare['p95_ms']:6.1f} ms  {bare['per_s']:7.1f}/s")
+    for page, row in report["pages"].items():
+        print(
+            f"{page:<10} p50 {row['p50_ms']:6.1f} ms  p95 {row['p95_ms']:6.1f} ms  {row['per_s']:7.1f}/s"
+            f"  ratio {row['ratio']:.2f}  errors {row['errors']}"
+        )
+
+
+if __name__ == "__main__":
+    main()
