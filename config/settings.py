@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "accounts",
     "posting",
     "research",
     "publish",
@@ -410,6 +411,6 @@ AXES_COOLOFF_TIME = env_float("AXES_COOLOFF_HOURS", 0.5)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-AXES_CLIENT_IP_CALLABLE = "posting.signin.client_address"
+AXES_CLIENT_IP_CALLABLE = "accounts.signin.client_address"
 # Attempts are logged without the password; failed usernames may be typos of passwords.
 AXES_VERBOSE = False

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from posting.models import Account, Membership, Platform
+from accounts.models import Account, Membership, Platform, Role
 
 DEMO_SLUG = "demo"
 DEMO_PAST_POSTS = settings.BASE_DIR / "demo" / "past_posts.json"
@@ -67,7 +67,7 @@ def demo_seed(*, feeds_url: str) -> DemoLogin:
         if created or not user.check_password(password):
             user.set_password(password)
             user.save()
-        Membership.objects.get_or_create(user=user, account=account, defaults={"role": Membership.Role.OWNER})
+        Membership.objects.get_or_create(user=user, account=account, defaults={"role": Role.OWNER})
         for path, title in ((AUDIO_FEED_PATH, "Audio trade news"), (DIGEST_FEED_PATH, "News digest")):
             source_subscribe(account=account, url=f"{feeds_url}{path}", title=title)
         # Earlier demos read the real pages' feeds; those are test fixtures now.

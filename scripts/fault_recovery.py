@@ -126,7 +126,7 @@ class Processes:
 
 
 def _fault_channel(sandbox: GraphSandbox):
-    from posting.models import Account, Platform
+    from accounts.models import Account, Platform
     from publish.services import channel_connect_sandbox
 
     account, _ = Account.objects.get_or_create(slug="faults", defaults={"name": "Fault Bikes"})

@@ -12,8 +12,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
+from accounts.models import Account, Platform
 from posting.demo import demo_seed
-from posting.models import Account, Draft, Platform
+from posting.models import Draft
 from posting.services import draft_approve
 from posting.tasks import account_drafts_compose_task
 from publish.models import Publication, PublishAttempt

@@ -15,8 +15,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from accounts.models import Account, Platform
 from posting.llm import LLMError, llm_complete_json, llm_configured
-from posting.models import Account, PastPost, Platform, VoiceProfile
+from posting.models import PastPost, VoiceProfile
 from posting.voice.parsing import VoiceImportError
 from posting.voice.stats import voice_describe, voice_exemplars, voice_stats
 from publish.errors import PlatformError

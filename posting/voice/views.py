@@ -13,10 +13,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from posting.access import member_required
+from accounts.access import member_required
+from accounts.models import Account, Platform
+from accounts.selectors import member_may_edit
 from posting.composer.services import account_compose_settings_set
-from posting.models import Account, Membership, PastPost, Platform, VoiceProfile
-from posting.selectors import membership_role
+from posting.models import PastPost, VoiceProfile
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
 from posting.voice.services import (
     voice_import,
@@ -26,8 +27,6 @@ from posting.voice.services import (
     voice_summary,
 )
 from publish.models import Channel
-
-EDITING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
 
 
 class ComposeSettingsForm(forms.Form):
@@ -81,7 +80,7 @@ def voice(request: HttpRequest, account: Account) -> HttpResponse:
                 "instagram_bio_link": account.instagram_bio_link,
             }
         ),
-        "can_edit": membership_role(user=request.user, account=account) in EDITING_ROLES,
+        "can_edit": member_may_edit(user=request.user, account=account),
     }
     return render(request, "posting/voice.html", context)
 
@@ -174,5 +173,5 @@ def _connected_channels(account: Account) -> list[Channel]:
 
 
 def _require_editor(request: HttpRequest, account: Account) -> None:
-    if membership_role(user=request.user, account=account) not in EDITING_ROLES:
+    if not member_may_edit(user=request.user, account=account):
         raise PermissionDenied("Viewers cannot change the voice.")

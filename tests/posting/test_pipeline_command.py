@@ -11,8 +11,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from accounts.models import Account, Platform
 from posting.demo import DEMO_PAST_POSTS, demo_seed
-from posting.models import Account, Draft, PastPost, Platform, VoiceProfile
+from posting.models import Draft, PastPost, VoiceProfile
 from posting.voice.services import voice_import, voice_learn
 from publish.models import Channel, Publication
 from publish.sandbox import GraphSandbox

@@ -16,7 +16,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 
-from posting.models import Account, Draft, LLMUsage, Membership, PastPost, Platform, VoiceProfile
+from accounts.models import Account, Platform, Role
+from posting.models import Draft, LLMUsage, PastPost, VoiceProfile
 from posting.voice.parsing import VoiceImportError, posts_parse
 from posting.voice.services import voice_import, voice_import_from_channel, voice_learn, voices_learn_pending
 from posting.voice.stats import voice_describe, voice_stats
@@ -49,7 +50,7 @@ CSV_EXPORT = (
 @pytest.fixture
 def editor_client(account: Account) -> Client:
     client = Client(enforce_csrf_checks=False)
-    client.force_login(factories.member_create(account=account, username="editor", role=Membership.Role.EDITOR))
+    client.force_login(factories.member_create(account=account, username="editor", role=Role.EDITOR))
     return client
 
 
@@ -247,7 +248,7 @@ def test_the_upload_form_is_csrf_protected(member_client: Client, account: Accou
 @pytest.mark.django_db
 def test_viewers_cannot_change_the_voice(account: Account) -> None:
     client = Client()
-    client.force_login(factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER))
+    client.force_login(factories.member_create(account=account, username="viewer", role=Role.VIEWER))
 
     response = client.post(f"/a/{account.slug}/voice/relearn/")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from posting.models import Platform
+from accounts.models import Platform
 from publish.kinds import AttemptOutcome, FailureKind, RequestKind
 from publish.lifecycle import (
     TRANSITIONS,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.models import Platform
 from posting.composer.llm_composer import ComposeError, _validated_post
 from posting.errors import DraftInvalid
-from posting.models import LLMUsage, Platform
+from posting.models import LLMUsage
 from posting.services import draft_text_validate
 from publish import limits
 from publish.sandbox.errors import GraphError

@@ -17,7 +17,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from posting.models import Account, Membership, Platform
+from accounts.models import Account, Membership, Platform
 from publish.crypto import token_decrypt
 from publish.models import Channel, ConnectEvent, ConnectGrant, OAuthClaim
 from publish.oauth import graph_auth, services

@@ -10,8 +10,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from accounts.models import Platform
 from config.celery_app import app as celery_app
-from posting.models import Platform
 from publish.errors import DraftNotApproved, NoConnectedChannel
 from publish.models import Channel, Publication, PublishAttempt
 from publish.sandbox import GraphSandbox

@@ -11,7 +11,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from posting.models import Account, Platform
+from accounts.models import Account, Platform
 from publish.crypto import token_encrypt
 from publish.models import Channel
 from publish.oauth import services

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from posting.models import Account, Platform
+from accounts.models import Account, Platform
 from publish.models import Channel, Publication
 from publish.sandbox import GraphSandbox
 from publish.services import channel_connect_sandbox

@@ -21,7 +21,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 from django.utils import timezone
 
-from posting.models import Account, Draft
+from accounts.models import Account
+from posting.models import Draft
 from posting.selectors import account_funnel, drafts_awaiting_approval
 from publish.models import Publication
 

@@ -11,7 +11,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from posting.models import Account, Platform, VoiceProfile
+from accounts.models import Account, Platform
+from posting.models import VoiceProfile
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
 from posting.voice.services import VoiceNoPosts, voice_import, voice_import_from_channel, voice_learn
 from publish.models import Channel

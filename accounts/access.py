@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
-from posting.selectors import account_for_member
+from accounts.selectors import account_for_member
 
 View = Callable[..., HttpResponse]
 
