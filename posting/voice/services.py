@@ -110,6 +110,18 @@ def voice_learn(*, account: Account, platform: str) -> VoiceProfile:
     return profile
 
 
+def voice_learn_after_import(*, account: Account, platform: str, relearn: bool = False) -> VoiceProfile | None:
+    """What an import does to the voice: a platform's first import learns it straight away;
+    later imports leave it as it is until someone asks (``relearn``, the Relearn button).
+
+    Returns the profile learned now, or None when the voice already learned stays as it is.
+    Raises VoiceNoPosts when the platform has no past posts to learn from.
+    """
+    if not relearn and VoiceProfile.objects.filter(account=account, platform=platform).exists():
+        return None
+    return voice_learn(account=account, platform=platform)
+
+
 def voice_relearn(*, account: Account) -> list[VoiceProfile]:
     """Relearn every platform the account has past posts for (the customer's "Relearn" button)."""
     platforms = PastPost.objects.filter(account=account).values_list("platform", flat=True).distinct()

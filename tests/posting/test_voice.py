@@ -18,8 +18,15 @@ from django.utils import timezone
 
 from accounts.models import Account, Platform, Role
 from posting.models import Draft, LLMUsage, PastPost, VoiceProfile
-from posting.voice.parsing import VoiceImportError, posts_parse
-from posting.voice.services import voice_import, voice_import_from_channel, voice_learn, voices_learn_pending
+from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
+from posting.voice.services import (
+    VoiceNoPosts,
+    voice_import,
+    voice_import_from_channel,
+    voice_learn,
+    voice_learn_after_import,
+    voices_learn_pending,
+)
 from posting.voice.stats import voice_describe, voice_stats
 from publish.models import Channel, Publication
 from publish.sandbox import GraphSandbox
@@ -221,6 +228,37 @@ def test_a_bad_upload_gets_a_clear_message_and_imports_nothing(editor_client: Cl
     assert response.status_code == 200
     assert "We could not import export.csv: The CSV needs a header row" in response.content.decode()
     assert not PastPost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_upload_over_the_size_limit_is_refused_before_it_is_read(editor_client: Client, account: Account) -> None:
+    upload = SimpleUploadedFile("big.csv", b"text\n" + b"x" * MAX_UPLOAD_BYTES, content_type="text/csv")
+
+    response = editor_client.post(
+        f"/a/{account.slug}/voice/upload/", {"platform": Platform.INSTAGRAM, "file": upload}, follow=True
+    )
+
+    assert response.status_code == 200
+    assert "The file is larger than 2 MB." in response.content.decode()
+    assert not PastPost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_first_import_learns_the_voice_and_later_ones_wait_for_relearn(account: Account) -> None:
+    platform = Platform.FACEBOOK_PAGE
+    with pytest.raises(VoiceNoPosts):
+        voice_learn_after_import(account=account, platform=platform)  # nothing imported yet
+
+    voice_import(account=account, platform=platform, posts=[{"text": t} for t in PAST_POSTS[:2]])
+    first = voice_learn_after_import(account=account, platform=platform)
+    assert first is not None and first.source_post_count == 2
+
+    voice_import(account=account, platform=platform, posts=[{"text": t} for t in PAST_POSTS])
+    assert voice_learn_after_import(account=account, platform=platform) is None
+    assert VoiceProfile.objects.get(account=account).source_post_count == 2  # the voice did not drift
+
+    relearned = voice_learn_after_import(account=account, platform=platform, relearn=True)
+    assert relearned is not None and relearned.source_post_count == 5
 
 
 @pytest.mark.django_db
