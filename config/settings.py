@@ -6,6 +6,7 @@ only in the environment. See README.md for the table of variables.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import dj_database_url
@@ -76,6 +77,12 @@ INSTALLED_APPS = [
     "reconcile",
     "cron",
 ]
+# devkit (the Graph sandbox, the demo business, `landed_run`) is never part of the product:
+# it is installed on the embedded default only (DEBUG, and the folder present: the production
+# image leaves it out, and its collectstatic step runs with DEBUG on). find_spec looks for the
+# package without importing it. Tests import its modules directly and need no app.
+if DEBUG and importlib.util.find_spec("devkit") is not None:
+    INSTALLED_APPS.append("devkit")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -17,6 +17,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Account, Platform, Role
+from devkit.sandbox import GraphSandbox
 from posting.models import Draft, LLMUsage, PastPost, VoiceProfile
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
 from posting.voice.services import (
@@ -29,8 +30,7 @@ from posting.voice.services import (
 )
 from posting.voice.stats import voice_describe, voice_stats
 from publish.models import Channel, Publication
-from publish.sandbox import GraphSandbox
-from publish.services import channel_connect_sandbox
+from publish.services import channel_bind
 from tests import factories
 from tests.llm_server import LLMServer, Reply, serve_llm
 from tests.posting.test_composer import article_create
@@ -347,7 +347,7 @@ def page_with_posts(sandbox: GraphSandbox, account: Account, texts: list[str]) -
         response = requests.post(feed, data={"message": text}, headers=headers, timeout=5)
         response.raise_for_status()
         post_ids.append(response.json()["id"])
-    channel = channel_connect_sandbox(
+    channel = channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],
@@ -383,7 +383,7 @@ def test_a_connected_page_s_own_posts_are_imported_but_not_the_ones_landed_publi
 def test_a_page_that_cannot_be_read_gives_a_clear_import_error(sandbox: GraphSandbox, account: Account) -> None:
     user = sandbox.create_user()
     page = sandbox.create_page(user["id"], with_instagram=False)
-    channel = channel_connect_sandbox(
+    channel = channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],

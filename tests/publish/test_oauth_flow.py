@@ -18,10 +18,10 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Account, Membership, Platform
+from devkit.sandbox import GraphSandbox
 from publish.crypto import token_decrypt
 from publish.models import Channel, ConnectEvent, ConnectGrant, OAuthClaim
 from publish.oauth import graph_auth, services
-from publish.sandbox import GraphSandbox
 
 CHANNELS = "/a/harbour-bikes/channels/"
 

@@ -1,6 +1,9 @@
 """Run every stage for one account, headless, and print the funnel.
 
-    python manage.py pipeline --account demo --approve-as demo [--embedded]
+    python manage.py pipeline --account demo --approve-as demo
+
+(On the embedded default, ``manage.py landed_pipeline`` from devkit starts the Graph
+sandbox and the demo feeds in-process first, then runs this command: ``make pipeline``.)
 
 Research → compose → gate → (approve, standing in for the human, only with
 --approve-as) → publish → reconcile. Each stage calls the same service the Celery
@@ -41,9 +44,6 @@ class Command(BaseCommand):
             metavar="USERNAME",
             help="approve every passed draft as this member (a stand-in for the human tap, for demos)",
         )
-        parser.add_argument(
-            "--embedded", action="store_true", help="start the Graph sandbox and demo feeds in this process first"
-        )
         parser.add_argument("--json", action="store_true", help="print the funnel as one JSON object")
         parser.add_argument(
             "--wait",
@@ -64,10 +64,6 @@ class Command(BaseCommand):
             account = Account.objects.get(slug=options["account"])
         except Account.DoesNotExist:
             raise CommandError(f"No account with slug {options['account']!r}") from None
-        if options["embedded"]:
-            from posting.embedded import embedded_services_start
-
-            embedded_services_start()
 
         say = (lambda msg: None) if options["json"] else (lambda msg: self.stdout.write(msg))
 

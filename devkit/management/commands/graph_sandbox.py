@@ -9,12 +9,12 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from publish.sandbox.__main__ import serve
-from publish.sandbox.server import GraphSandbox
+from devkit.sandbox.__main__ import serve
+from devkit.sandbox.server import GraphSandbox
 
 
 class Command(BaseCommand):
-    help = "Serve the local Graph API sandbox (see publish/sandbox/README.md) until interrupted."
+    help = "Serve the local Graph API sandbox (see devkit/sandbox/README.md) until interrupted."
 
     def add_arguments(self, parser: CommandParser) -> None:
         default_port = urlsplit(settings.GRAPH_API_BASE_URL).port or 8765

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
-from tests.sandbox.conftest import APP_ID, APP_SECRET, REDIRECT_URI, Graph, Seeded, error_of
+from tests.devkit.sandbox.conftest import APP_ID, APP_SECRET, REDIRECT_URI, Graph, Seeded, error_of
 
 IG_SCOPES = "instagram_business_basic,instagram_business_content_publish"
 

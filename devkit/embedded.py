@@ -13,6 +13,10 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
+from devkit.demo_feeds import demo_feed_site
+from devkit.devserver import StaticSiteServer
+from devkit.sandbox import GraphSandbox
+
 
 @dataclass
 class EmbeddedServices:
@@ -28,9 +32,6 @@ def _port_in_use(host: str, port: int) -> bool:
 
 def embedded_services_start() -> EmbeddedServices:
     """Start the sandbox at GRAPH_API_BASE_URL and the demo feeds, unless already serving."""
-    from publish.sandbox import GraphSandbox
-    from research.demo import demo_feed_site
-    from research.devserver import StaticSiteServer
 
     graph = urlsplit(settings.GRAPH_API_BASE_URL)
     host, port = graph.hostname or "127.0.0.1", graph.port or 80

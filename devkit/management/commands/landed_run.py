@@ -14,6 +14,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from devkit.demo import demo_seed
+from devkit.embedded import embedded_services_start
+
 
 class Command(BaseCommand):
     help = "Run Landed on the embedded default (SQLite, in-process tasks, Graph sandbox, demo feeds)."
@@ -23,9 +26,6 @@ class Command(BaseCommand):
         parser.add_argument("--no-serve", action="store_true", help="prepare everything, then exit (for checks)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from posting.demo import demo_seed
-        from posting.embedded import embedded_services_start
-
         if not settings.DEBUG:
             raise CommandError("landed_run is the embedded demo; run it with DJANGO_DEBUG=1 (make run does).")
         call_command("migrate", interactive=False, verbosity=0)

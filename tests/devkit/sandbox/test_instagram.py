@@ -6,7 +6,7 @@ import threading
 
 import requests
 
-from tests.sandbox.conftest import Graph, Seeded, error_of
+from tests.devkit.sandbox.conftest import Graph, Seeded, error_of
 
 IMAGE = "https://ex.test/bike.jpg"
 

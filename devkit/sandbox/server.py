@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from publish.sandbox import errors
-from publish.sandbox.errors import GraphError
-from publish.sandbox.graph import LONG_LIVED_S, GraphApi, Request, Response, graph_time
-from publish.sandbox.oauth import OAuthEndpoints
-from publish.sandbox.pages import html_page
-from publish.sandbox.store import Store
+from devkit.sandbox import errors
+from devkit.sandbox.errors import GraphError
+from devkit.sandbox.graph import LONG_LIVED_S, GraphApi, Request, Response, graph_time
+from devkit.sandbox.oauth import OAuthEndpoints
+from devkit.sandbox.pages import html_page
+from devkit.sandbox.store import Store
 
 DEFAULT_PERMISSIONS = (
     "public_profile",

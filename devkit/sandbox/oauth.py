@@ -14,9 +14,9 @@ import secrets
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from publish.sandbox import errors
-from publish.sandbox.errors import GraphError
-from publish.sandbox.graph import (
+from devkit.sandbox import errors
+from devkit.sandbox.errors import GraphError
+from devkit.sandbox.graph import (
     DAY_S,
     LONG_LIVED_S,
     SHORT_LIVED_S,
@@ -25,10 +25,10 @@ from publish.sandbox.graph import (
     parse_fields,
     select_fields,
 )
-from publish.sandbox.pages import html_page
+from devkit.sandbox.pages import html_page
 
 if TYPE_CHECKING:
-    from publish.sandbox.server import GraphSandbox
+    from devkit.sandbox.server import GraphSandbox
 
 CODE_LIFETIME_S = 600
 IG_SHORT_LIVED_S = 3600

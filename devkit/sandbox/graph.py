@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from devkit.sandbox import errors
+from devkit.sandbox.errors import GraphError
+from devkit.sandbox.store import Store
 from publish import limits
-from publish.sandbox import errors
-from publish.sandbox.errors import GraphError
-from publish.sandbox.store import Store
 
 DAY_S = 86400
 LONG_LIVED_S = 5183944

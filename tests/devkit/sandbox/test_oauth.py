@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
-from publish.sandbox import GraphSandbox
-from tests.sandbox.conftest import APP_ID, APP_SECRET, REDIRECT_URI, Graph, Seeded, error_of
+from devkit.sandbox import GraphSandbox
+from tests.devkit.sandbox.conftest import APP_ID, APP_SECRET, REDIRECT_URI, Graph, Seeded, error_of
 
 SCOPES = "pages_show_list,pages_read_engagement,pages_manage_posts,instagram_basic,instagram_content_publish"
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import requests
 
-from publish.sandbox import GraphSandbox
+from devkit.sandbox import GraphSandbox
 
 APP_ID = "landed-sandbox-app"
 APP_SECRET = "landed-sandbox-secret"

@@ -24,7 +24,7 @@ from email.utils import format_datetime
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from research.devserver import StaticSiteServer
+from devkit.devserver import StaticSiteServer
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 ARTICLES_DIR = DEMO_DIR / "articles"

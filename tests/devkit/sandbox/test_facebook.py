@@ -7,8 +7,8 @@ import hmac
 
 import requests
 
-from publish.sandbox import GraphSandbox
-from tests.sandbox.conftest import APP_SECRET, Graph, Seeded, error_of
+from devkit.sandbox import GraphSandbox
+from tests.devkit.sandbox.conftest import APP_SECRET, Graph, Seeded, error_of
 
 
 def test_feed_post_creates_a_page_post_whose_id_is_page_underscore_post(graph: Graph, seeded: Seeded) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -14,12 +15,12 @@ from pathlib import Path
 import pytest
 import requests
 
-from publish.sandbox import GraphSandbox
-from publish.sandbox import store as store_module
-from publish.sandbox.store import StateFileError
-from tests.sandbox.conftest import Graph, Seeded, error_of
+from devkit.sandbox import GraphSandbox
+from devkit.sandbox import store as store_module
+from devkit.sandbox.store import StateFileError
+from tests.devkit.sandbox.conftest import Graph, Seeded, error_of
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_state_survives_a_restart_on_the_same_file(tmp_path: Path) -> None:
@@ -177,7 +178,7 @@ def test_seed_demo_is_idempotent_and_returns_live_tokens(graph: Graph) -> None:
 
 
 def test_the_sandbox_imports_without_django() -> None:
-    code = "import sys, publish.sandbox; sys.exit(any(m.split('.')[0] == 'django' for m in sys.modules))"
+    code = "import sys, devkit.sandbox; sys.exit(any(m.split('.')[0] == 'django' for m in sys.modules))"
 
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False, timeout=30).returncode == 0
 
@@ -188,6 +189,8 @@ def test_management_command_serves_and_seeds_until_terminated(tmp_path: Path) ->
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
+        # devkit's commands exist on the embedded default only (DEBUG on, config/settings.py).
+        env={**os.environ, "DJANGO_DEBUG": "1", "LANDED_VAR_DIR": str(tmp_path)},
     )
     try:
         assert process.stdout is not None

@@ -8,8 +8,8 @@ from urllib.error import HTTPError
 
 import pytest
 
-from research.demo import ATOM_PATH, RSS_PATH, STORIES, demo_feed_site
-from research.devserver import StaticSiteServer
+from devkit.demo_feeds import ATOM_PATH, RSS_PATH, STORIES, demo_feed_site
+from devkit.devserver import StaticSiteServer
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 Harbour Hi-Fi is an independent hi-fi and record shop (like the service's first real
 customer). It reads the demo site's audio-trade feed and a general news digest with
-off-topic stories in it (``research/demo.py``), and its past posts
+off-topic stories in it (``devkit/demo_feeds.py``), and its past posts
 (``demo/past_posts.json``) have a voice of their own: "we", speaking to "you", a
 question in about half of them, a signed-off Facebook post with a link, two or three
 of its own hashtags and its own two emoji on Instagram only.
@@ -25,6 +25,12 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from accounts.models import Account, Membership, Platform, Role
+from devkit.demo_feeds import ATOM_PATH, AUDIO_FEED_PATH, DIGEST_FEED_PATH, RSS_PATH
+from posting.models import PastPost, VoiceProfile
+from posting.voice.services import voice_import, voice_learn
+from publish.models import Channel
+from publish.services import channel_bind
+from research.services import source_subscribe, source_unsubscribe
 
 DEMO_SLUG = "demo"
 DEMO_PAST_POSTS = settings.BASE_DIR / "demo" / "past_posts.json"
@@ -54,10 +60,6 @@ class DemoLogin:
 
 
 def demo_seed(*, feeds_url: str) -> DemoLogin:
-    from publish.models import Channel
-    from research.demo import ATOM_PATH, AUDIO_FEED_PATH, DIGEST_FEED_PATH, RSS_PATH
-    from research.services import source_subscribe, source_unsubscribe
-
     password = _demo_password()
     with transaction.atomic():
         account, _ = Account.objects.update_or_create(
@@ -84,9 +86,6 @@ def demo_seed(*, feeds_url: str) -> DemoLogin:
 def _demo_voice_learn(account: Account) -> None:
     """Import the demo business's past posts and learn its voice, per platform, when they
     are not what ``demo/past_posts.json`` says (first run, or the file changed)."""
-    from posting.models import PastPost, VoiceProfile
-    from posting.voice.services import voice_import, voice_learn
-
     past_posts = json.loads(DEMO_PAST_POSTS.read_text())
     for platform, posts in past_posts.items():
         wanted = {post["text"].strip() for post in posts}
@@ -105,14 +104,12 @@ def _sandbox_channels_connect(account: Account) -> None:
     The real path is the OAuth connect flow on the Channels page; the demo skips the
     consent screen so drafts can be approved the moment the app opens.
     """
-    from publish.services import channel_connect_sandbox
-
     control = f"{settings.GRAPH_API_BASE_URL}/_sandbox"
     user = _control(f"{control}/create_user", {"name": "Demo Owner"})
     page = _control(
         f"{control}/create_page", {"user_id": user["id"], "name": account.name, "ig_username": DEMO_INSTAGRAM_USERNAME}
     )
-    channel_connect_sandbox(
+    channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],
@@ -120,7 +117,7 @@ def _sandbox_channels_connect(account: Account) -> None:
         token=page["access_token"],
     )
     if page.get("instagram_id"):
-        channel_connect_sandbox(
+        channel_bind(
             account=account,
             platform=Platform.INSTAGRAM,
             external_id=page["instagram_id"],

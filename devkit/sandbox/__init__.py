@@ -3,6 +3,6 @@
 Stdlib only, no Django: see README.md in this package for the Python and HTTP control APIs.
 """
 
-from publish.sandbox.server import GraphSandbox
+from devkit.sandbox.server import GraphSandbox
 
 __all__ = ["GraphSandbox"]

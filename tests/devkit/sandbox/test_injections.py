@@ -7,7 +7,7 @@ import json
 import pytest
 import requests
 
-from tests.sandbox.conftest import Graph, Seeded, error_of
+from tests.devkit.sandbox.conftest import Graph, Seeded, error_of
 
 FEED = r"/\d+/feed$"
 

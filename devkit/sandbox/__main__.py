@@ -1,4 +1,4 @@
-"""Run the Graph sandbox standalone: ``python -m publish.sandbox --port 8765 --state FILE --seed``."""
+"""Run the Graph sandbox standalone: ``python -m devkit.sandbox --port 8765 --state FILE --seed``."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
-from publish.sandbox.server import GraphSandbox
+from devkit.sandbox.server import GraphSandbox
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m publish.sandbox", description="Landed Graph sandbox")
+    parser = argparse.ArgumentParser(prog="python -m devkit.sandbox", description="Landed Graph sandbox")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--state", type=Path, default=None, help="SQLite state file (default: in memory)")
