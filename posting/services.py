@@ -19,8 +19,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import Account
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
-from posting.models import Account, Draft, DraftRevision, TextSHA256, text_sha256_of
+from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
 from publish.limits import platform_limit_broken
 from publish.models import Publication
 

@@ -18,11 +18,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.access import member_required
+from accounts.models import Account, Platform
+from accounts.selectors import accounts_for_member, member_may_edit, membership_role
 from posting import selectors, services
-from posting.access import member_required
 from posting.composer.selectors import skipped_stories_recent
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
-from posting.models import Account, Draft, DraftRevision, Membership, Platform
+from posting.models import Draft, DraftRevision
 from posting.templatetags.drafts_ui import first_words as _first_words
 from publish import selectors as publish_selectors
 from publish import services as publish_services
@@ -33,7 +35,6 @@ from publish.models import PostingSlot, Publication
 from publish.outcomes import publication_outcome
 from reconcile.models import EngagementSnapshot
 
-DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
 # How many free posting times the "Move" list offers per post.
 MOVE_CHOICES = 12
 # The last decision, offered for undo on the next drafts page (or in place, with JavaScript).
@@ -45,7 +46,7 @@ TIME_ZONES = sorted(zoneinfo.available_timezones())
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    accounts = list(selectors.accounts_for_member(user=request.user))
+    accounts = list(accounts_for_member(user=request.user))
     if len(accounts) == 1:
         return redirect("drafts", slug=accounts[0].slug)
     return render(request, "posting/home.html", {"accounts": accounts})
@@ -278,7 +279,7 @@ def queue(request: HttpRequest, account: Account) -> HttpResponse:
         "rhythms": rhythms,
         "weekdays": PostingSlot.Weekday.choices,
         "can_decide": _can_decide(request, account),
-        "is_owner": _is_owner(request, account),
+        "is_owner": _may_change_settings(request, account),
     }
     return render(request, "posting/queue.html", context)
 
@@ -342,7 +343,7 @@ def queue_back_to_drafts(request: HttpRequest, account: Account, publication_id:
 @member_required
 def queue_times(request: HttpRequest, account: Account) -> HttpResponse:
     """The owner sets a platform's posting days and times; queued posts keep theirs."""
-    if not _is_owner(request, account):
+    if not _may_change_settings(request, account):
         raise PermissionDenied("Only the owner changes posting times.")
     try:
         platform = Platform(request.POST.get("platform", ""))
@@ -363,7 +364,7 @@ def queue_times(request: HttpRequest, account: Account) -> HttpResponse:
 @member_required
 def account_settings(request: HttpRequest, account: Account) -> HttpResponse:
     """The owner's settings: time zone, pause/resume posting, article images."""
-    if not _is_owner(request, account):
+    if not _may_change_settings(request, account):
         raise PermissionDenied("Only the owner changes settings.")
     error = ""
     if request.method == "POST":
@@ -443,8 +444,9 @@ def _local_short(at: datetime, zone: zoneinfo.ZoneInfo) -> str:
     return f"{local:%a} {local.day} {local:%b, %H:%M}"
 
 
-def _is_owner(request: HttpRequest, account: Account) -> bool:
-    return selectors.membership_role(user=request.user, account=account) == Membership.Role.OWNER
+def _may_change_settings(request: HttpRequest, account: Account) -> bool:
+    role = membership_role(user=request.user, account=account)
+    return role is not None and role.may_change_settings
 
 
 def _require_decider(request: HttpRequest, account: Account) -> None:
@@ -483,7 +485,7 @@ def _edit_outcome(draft: Draft, *, changed: bool) -> str:
 
 
 def _can_decide(request: HttpRequest, account: Account) -> bool:
-    return selectors.membership_role(user=request.user, account=account) in DECIDING_ROLES
+    return member_may_edit(user=request.user, account=account)
 
 
 def _decidable_draft(request: HttpRequest, account: Account, draft_id: int) -> Draft:

@@ -26,7 +26,7 @@ from publish.errors import NoFreeSlot
 from publish.models import Channel, PostingSlot, Publication
 
 if TYPE_CHECKING:
-    from posting.models import Account
+    from accounts.models import Account
 
 # How far ahead the queue looks for a free slot: beyond four weeks something is wrong (a
 # huge backlog), and the customer is told rather than a post landing next season.

@@ -117,41 +117,45 @@ def _seed(*, drafts: int, queued: int, history: int) -> str:
     return client.cookies[settings.SESSION_COOKIE_NAME].value
 
 
+def _hammer(
+    host: str, port: int, target: str, cookie: str, count: int, latencies: list[float], errors: list[int]
+) -> None:
+    """One client: ``count`` GETs of ``target``, one connection each (the server speaks HTTP/1.0)."""
+    import http.client
+
+    for _ in range(count):
+        started = time.perf_counter()
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        try:
+            conn.request("GET", target, headers={"Cookie": f"{settings.SESSION_COOKIE_NAME}={cookie}"})
+            response = conn.getresponse()
+            response.read()
+            ok = response.status == 200
+        except OSError:
+            ok = False
+        finally:
+            conn.close()
+        # list.append is atomic under the GIL: no lock needed between client threads.
+        if ok:
+            latencies.append(time.perf_counter() - started)
+        else:
+            errors.append(1)
+
+
 def _clients(base: str, cookie: str, paths: list[str], clients: int, requests: int, out: multiprocessing.Queue) -> None:
     """In its own process: for each path, ``clients`` threads share ``requests`` GETs."""
-    import http.client
     from urllib.parse import urlsplit
 
-    host, port = urlsplit(base).hostname, urlsplit(base).port
+    host, port = urlsplit(base).hostname or "127.0.0.1", urlsplit(base).port or 80
     results: dict[str, dict[str, float]] = {}
     for target in paths:
         latencies: list[float] = []
-        errors = 0
-        lock = threading.Lock()
+        errors: list[int] = []
         per_client = max(1, requests // clients)
-
-        def run() -> None:
-            nonlocal errors
-            for _ in range(per_client):
-                started = time.perf_counter()
-                conn = http.client.HTTPConnection(host, port, timeout=30)
-                try:
-                    conn.request("GET", target, headers={"Cookie": f"{settings.SESSION_COOKIE_NAME}={cookie}"})
-                    response = conn.getresponse()
-                    response.read()
-                    ok = response.status == 200
-                except OSError:
-                    ok = False
-                finally:
-                    conn.close()
-                elapsed = time.perf_counter() - started
-                with lock:
-                    if ok:
-                        latencies.append(elapsed)
-                    else:
-                        errors += 1
-
-        threads = [threading.Thread(target=run) for _ in range(clients)]
+        threads = [
+            threading.Thread(target=_hammer, args=(host, port, target, cookie, per_client, latencies, errors))
+            for _ in range(clients)
+        ]
         wall = time.perf_counter()
         for thread in threads:
             thread.start()
@@ -161,9 +165,9 @@ def _clients(base: str, cookie: str, paths: list[str], clients: int, requests: i
         latencies.sort()
         results[target] = {
             "requests": len(latencies),
-            "errors": errors,
+            "errors": len(errors),
             "p50_ms": 1000 * latencies[len(latencies) // 2] if latencies else 0.0,
-            "p95_ms": 1000 * latencies[int(len(latencies) * 0.95) - 1] if latencies else 0.0,
+            "p95_ms": 1000 * latencies[max(0, int(len(latencies) * 0.95) - 1)] if latencies else 0.0,
             "per_s": len(latencies) / wall if wall else 0.0,
         }
     out.put(results)

@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from posting.models import Membership
+from accounts.selectors import membership_role
 
 register = template.Library()
 
@@ -22,6 +22,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("voice", "Voice"),
     ("settings", "Settings"),
 )
+# Shown only to members whose role may change settings (Role.may_change_settings).
 OWNERS_ONLY = frozenset({"settings"})
 
 
@@ -31,11 +32,8 @@ def account_nav(context: dict[str, Any]) -> dict[str, Any]:
     account = context["account"]
     prefix = f"/a/{account.slug}/"
     current = request.path[len(prefix) :].split("/", 1)[0] if request.path.startswith(prefix) else ""
-    is_owner = (
-        Membership.objects.filter(user=request.user, account=account, role=Membership.Role.OWNER).exists()
-        if request.user.is_authenticated
-        else False
-    )
+    role = membership_role(user=request.user, account=account)
+    is_owner = role is not None and role.may_change_settings
     links = [
         {"href": f"{prefix}{segment}/", "name": name, "current": segment == current}
         for segment, name in SECTIONS

@@ -15,8 +15,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from accounts.models import Account, Platform, Role
 from posting.composer.services import drafts_compose_for_account
-from posting.models import Account, Draft, Membership, Platform
+from posting.models import Draft
 from posting.services import draft_reject
 from publish.models import Publication
 from tests import factories
@@ -161,7 +162,7 @@ def test_bulk_with_nothing_selected_or_no_decision_says_so(member_client: Client
 
 @pytest.mark.parametrize("path", ["drafts/bulk/", "drafts/undo/"])
 def test_a_viewer_can_neither_bulk_decide_nor_undo(path: str, account: Account) -> None:
-    viewer = factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER)
+    viewer = factories.member_create(account=account, username="viewer", role=Role.VIEWER)
     client = Client(enforce_csrf_checks=True)
     client.force_login(viewer)
     draft = _draft(account, 1)

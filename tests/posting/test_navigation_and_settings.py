@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from posting.models import Account, Membership
+from accounts.models import Account, Role
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def test_the_owner_sees_every_link_in_order_with_the_current_page_marked(
     assert [name for _, name, current in links if current] == [section.capitalize()]
 
 
-@pytest.mark.parametrize("role", [Membership.Role.EDITOR, Membership.Role.VIEWER])
+@pytest.mark.parametrize("role", [Role.EDITOR, Role.VIEWER])
 def test_settings_is_for_owners_only(role: str, account: Account) -> None:
     user = factories.member_create(account=account, username=f"a-{role}", role=role)
     client = Client(enforce_csrf_checks=True)

@@ -13,10 +13,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from posting.models import Account, Platform
+from accounts.models import Account, Platform
+from devkit.sandbox import GraphSandbox
 from publish.limits import MAX_CHARS, MAX_HASHTAGS
 from publish.models import Channel, Publication
-from publish.sandbox import GraphSandbox
 from publish.services import publication_publish
 from reconcile.models import EngagementSnapshot
 from reconcile.services import publication_reconcile

@@ -15,12 +15,13 @@ from django.db import IntegrityError, connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from accounts.models import Platform, Role
 from cron.jobs import JOBS_BY_NAME
-from posting.models import Draft, Membership, Platform
+from devkit.sandbox import GraphSandbox
+from posting.models import Draft
 from posting.services import draft_approve
 from publish.lifecycle import Event, publication_transition
 from publish.models import PostingSlot, Publication
-from publish.sandbox import GraphSandbox
 from publish.services import publication_publish, publications_publish_due
 from publish.slots import Rhythm, rhythm_from_cadence, slot_times
 from tests import factories
@@ -296,8 +297,8 @@ def test_the_owner_sets_posting_times_and_bad_input_changes_nothing(
 
 
 def test_an_editor_changes_the_queue_but_not_the_times_and_a_viewer_neither(sandbox_page: SandboxPage, account) -> None:
-    editor = factories.member_create(account=account, username="editor", role=Membership.Role.EDITOR)
-    viewer = factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER)
+    editor = factories.member_create(account=account, username="editor", role=Role.EDITOR)
+    viewer = factories.member_create(account=account, username="viewer", role=Role.VIEWER)
     draft_approve(draft=_draft(account, 1), user=editor)
     publication = Publication.objects.get()
     times = f"/a/{account.slug}/queue/times/"
