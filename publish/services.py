@@ -122,6 +122,9 @@ def publication_schedule(*, draft: Draft, post_now: bool = False) -> Publication
                         publication_id=existing.pk,
                         failure_kind=FailureKind.NONE,
                         failure_reason="",
+                        # An Instagram container made before the withdrawal holds the old
+                        # caption: the requeued text needs a fresh one.
+                        container_id="",
                         **frozen,
                     )
                     existing.refresh_from_db()

@@ -233,7 +233,9 @@ def test_move_post_now_and_back_to_drafts(
         assert (now.slot_at, now.scheduled_for) == (None, MORNING)
         assert len(callbacks) == 1
 
-        # Back to drafts: awaiting approval again, the publication out of the queue.
+        # Back to drafts: awaiting approval again, the publication out of the queue. (An
+        # Instagram container made meanwhile would carry the old caption: requeue drops it.)
+        Publication.objects.filter(pk=back.pk).update(container_id="container-with-old-caption")
         _csrf_post(member_client, f"{base}/{back.pk}/back-to-drafts/")
         back.refresh_from_db()
         assert (back.status, back.slot_at) == (Status.WITHDRAWN, None)
@@ -246,6 +248,7 @@ def test_move_post_now_and_back_to_drafts(
         draft_approve(draft=draft, user=member)
     back.refresh_from_db()
     assert back.status == Status.SCHEDULED
+    assert back.container_id == ""
     assert back.slot_at == datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
 
 
