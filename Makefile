@@ -26,6 +26,7 @@ help:
 	@echo "make pipeline - every stage headless on the demo business, ending in the funnel"
 	@echo "make lint   - ruff"
 	@echo "make eval-compose - relevance, voice and composer numbers on tests/data/compose"
+	@echo "make bench-pages - drafts, queue and history under 16 clients next to a bare view"
 
 check-python:
 	@if [ -z "$(PYTHON)" ] || ! "$(PYTHON)" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 12) else 1)' 2>/dev/null; then \
