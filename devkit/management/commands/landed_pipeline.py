@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from devkit.embedded import embedded_services_start
-from posting.management.commands.pipeline import Command as PipelineCommand
+from cron.management.commands.pipeline import Command as PipelineCommand
 
 
 class Command(PipelineCommand):
