@@ -18,9 +18,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from posting.errors import DraftInvalid, DraftStateError
+from posting.gate.services import draft_gate
 from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
 from publish.limits import platform_limit_broken
 from publish.models import Publication
+from publish.services import publication_enqueue, publication_schedule
 
 # Drafts whose text may still change: once approved or rejected, the text is final.
 EDITABLE_STATUSES = (Draft.Status.DRAFTED, Draft.Status.GATED)
@@ -40,8 +42,6 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
     and approve again), and, after the commit, publish.errors.PublishNotEnqueued if the
     broker is down (the approval stands).
     """
-    from publish.services import publication_enqueue, publication_schedule
-
     expected = text_sha256 if text_sha256 is not None else text_sha256_of(draft.text)
     approved = (
         Draft.objects.filter(pk=draft.pk, account_id=draft.account_id)
@@ -86,6 +86,8 @@ def draft_edit(*, draft: Draft, text: str, editor: AbstractBaseUser | None, sour
     Raises DraftInvalid for text the platform would refuse and DraftStateError once the
     draft is approved or rejected.
     """
+    # A real cycle: the tasks module imports the services it runs (posting.tasks ->
+    # posting.composer.services -> posting.services), so the task is imported when used.
     from posting.tasks import draft_gate_task
 
     edited, changed = _draft_text_replace(draft=draft, text=text, editor=editor, source=source)
@@ -102,8 +104,6 @@ def draft_edit_and_gate(*, draft: Draft, text: str, editor: AbstractBaseUser | N
     may wait seconds on a model) holds no transaction open. If the gate itself fails the
     draft stays DRAFTED and the gate sweep judges it later.
     """
-    from posting.gate.services import draft_gate
-
     edited, changed = _draft_text_replace(draft=draft, text=text, editor=editor, source=source)
     if not changed and edited.status != Draft.Status.DRAFTED:
         return edited

@@ -527,6 +527,7 @@ def publication_enqueue(*, publication_id: int) -> None:
 
 
 def _publish_send(publication_id: int) -> None:
+    # Imported here: tasks import this module.
     from publish.tasks import publication_publish_task
 
     try:

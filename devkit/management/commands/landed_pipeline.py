@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from devkit.embedded import embedded_services_start
 from cron.management.commands.pipeline import Command as PipelineCommand
+from devkit.embedded import embedded_services_start
 
 
 class Command(PipelineCommand):
