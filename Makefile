@@ -24,7 +24,7 @@ help:
 	@echo "make run    - run Landed on the embedded default at http://127.0.0.1:8000"
 	@echo "make test   - run the test suite (needs PostgreSQL and Redis on localhost)"
 	@echo "make pipeline - every stage headless on the demo business, ending in the funnel"
-	@echo "make lint   - ruff"
+	@echo "make lint   - ruff and the import contracts (lint-imports)"
 	@echo "make eval-compose - relevance, voice and composer numbers on tests/data/compose"
 	@echo "make bench-pages - drafts, queue and history under 16 clients next to a bare view"
 
@@ -61,11 +61,14 @@ pipeline: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# ruff, then the import contracts in pyproject.toml (layers; no product import of devkit).
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 
 bench-research: $(STAMP)
 	$(PY) scripts/bench_research.py $(BENCH_ARGS)

@@ -61,6 +61,7 @@ def _job_run_enqueue(*, job_run_id: int) -> None:
     the cron call is answered "duplicate". Deleting it lets the scheduler's retry create
     and enqueue it again; JobRunNotEnqueued tells the caller to answer with a retryable error.
     """
+    # Imported here: the tasks module imports this one.
     from cron.tasks import job_run_task
 
     try:

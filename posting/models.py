@@ -147,6 +147,11 @@ class Draft(models.Model):
     def __str__(self) -> str:
         return f"draft {self.pk} {self.platform} ({self.status})"
 
+    @property
+    def is_approved(self) -> bool:
+        """A person approved this text (publishing asks this before it schedules a post)."""
+        return self.status == self.Status.APPROVED
+
     # The same rules as DraftQuerySet's, for a row in hand (a test pins that they agree).
     @property
     def is_awaiting_approval(self) -> bool:

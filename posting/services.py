@@ -21,9 +21,11 @@ from django.utils import timezone
 
 from accounts.models import Account
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
+from posting.gate.services import draft_gate
 from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
 from publish.limits import platform_limit_broken
 from publish.models import Publication
+from publish.services import publication_enqueue, publication_schedule, publications_withdraw
 
 # Drafts whose text may still change: once approved or rejected, the text is final.
 EDITABLE_STATUSES = (Draft.Status.DRAFTED, Draft.Status.GATED)
@@ -46,8 +48,6 @@ def draft_approve(
     is then rolled back, so the customer can act and approve again), and, after the commit,
     publish.errors.PublishNotEnqueued if the broker is down (the approval stands).
     """
-    from publish.services import publication_enqueue, publication_schedule
-
     expected = text_sha256 if text_sha256 is not None else text_sha256_of(draft.text)
     approved = (
         Draft.objects.filter(pk=draft.pk, account_id=draft.account_id)
@@ -78,8 +78,6 @@ def draft_back_to_drafts(*, draft: Draft) -> Draft:
     The publication moves first (SCHEDULED → WITHDRAWN, a conditional move); if a worker
     claimed it already, nothing changes and DraftStateError says it is too late.
     """
-    from publish.services import publications_withdraw
-
     if not publications_withdraw(account_id=draft.account_id, draft_id=draft.pk):
         raise DraftStateError("Too late to take it back: this post is already going out (or has gone out).")
     returned = Draft.objects.filter(pk=draft.pk, account_id=draft.account_id, status=Draft.Status.APPROVED).update(
@@ -137,6 +135,8 @@ def draft_edit(*, draft: Draft, text: str, editor: AbstractBaseUser | None, sour
     Raises DraftInvalid for text the platform would refuse and DraftStateError once the
     draft is approved or rejected.
     """
+    # A real cycle: the tasks module imports the services it runs (posting.tasks ->
+    # posting.composer.services -> posting.services), so the task is imported when used.
     from posting.tasks import draft_gate_task
 
     edited, changed = _draft_text_replace(draft=draft, text=text, editor=editor, source=source)
@@ -153,8 +153,6 @@ def draft_edit_and_gate(*, draft: Draft, text: str, editor: AbstractBaseUser | N
     may wait seconds on a model) holds no transaction open. If the gate itself fails the
     draft stays DRAFTED and the gate sweep judges it later.
     """
-    from posting.gate.services import draft_gate
-
     edited, changed = _draft_text_replace(draft=draft, text=text, editor=editor, source=source)
     if not changed and edited.status != Draft.Status.DRAFTED:
         return edited

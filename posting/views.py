@@ -12,7 +12,6 @@ from datetime import datetime
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -33,7 +32,6 @@ from publish.errors import NoConnectedChannel, NoFreeSlot, PublishNotEnqueued, Q
 from publish.limits import MAX_CHARS
 from publish.models import PostingSlot, Publication
 from publish.outcomes import publication_outcome
-from reconcile.models import EngagementSnapshot
 
 # How many free posting times the "Move" list offers per post.
 MOVE_CHOICES = 12
@@ -219,21 +217,23 @@ def draft_edit(request: HttpRequest, account: Account, draft_id: int) -> HttpRes
 
 @member_required
 def history(request: HttpRequest, account: Account) -> HttpResponse:
-    latest = EngagementSnapshot.objects.filter(publication=OuterRef("pk")).order_by("-fetched_at")
     publications = list(
         Publication.objects.filter(account=account)
         .select_related("channel")
-        .prefetch_related("attempts")
-        # The latest engagement of each post, read in the same query as the posts.
-        .annotate(
-            likes=Subquery(latest.values("reactions")[:1]),
-            comments=Subquery(latest.values("comments")[:1]),
-            engagement_at=Subquery(latest.values("fetched_at")[:1]),
-        )
+        # "engagement": reconcile's snapshots of each post (newest first, by their ordering),
+        # read through the relation: posting never imports reconcile.
+        .prefetch_related("attempts", "engagement")
         .order_by("-created_at")[:100]
     )
     zone = slots.account_zone(account)
-    rows = [{"p": p, "outcome": publication_outcome(publication=p, zone=zone)} for p in publications]
+    rows = [
+        {
+            "p": p,
+            "outcome": publication_outcome(publication=p, zone=zone),
+            "engagement": next(iter(p.engagement.all()), None),
+        }
+        for p in publications
+    ]
     # Every landed post of the account, by the one definition, not just the rows shown.
     landed = Publication.objects.filter(account=account).landed().count()
     context = {

@@ -16,7 +16,7 @@ import logging
 import random
 import time
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -25,7 +25,7 @@ from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from posting.models import Draft
+from accounts.models import Account, Platform
 from publish import selectors
 from publish.crypto import TokenDecryptError, token_decrypt, token_encrypt
 from publish.errors import (
@@ -80,7 +80,30 @@ USAGE_PAUSE_S = 15 * 60
 SLOT_TAKE_TRIES = 5
 
 
-def publication_schedule(*, draft: Draft, post_now: bool = False) -> Publication:
+class ApprovedDraft(Protocol):
+    """What publishing reads of a draft (``posting.models.Draft``). Publish never imports
+    posting: posting hands its draft down when a person approves it (docs/ARCHITECTURE.md,
+    "Layers"), and the draft itself says whether it is approved."""
+
+    @property
+    def pk(self) -> Any: ...
+    @property
+    def account_id(self) -> int: ...
+    @property
+    def platform(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def link_url(self) -> str: ...
+    @property
+    def image_url(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def is_approved(self) -> bool: ...
+
+
+def publication_schedule(*, draft: ApprovedDraft, post_now: bool = False) -> Publication:
     """Freeze an approved draft onto the account's connected channel for its platform, in
     the next free posting slot (``publish.slots``), or due at once with ``post_now``.
 
@@ -89,14 +112,15 @@ def publication_schedule(*, draft: Draft, post_now: bool = False) -> Publication
     once cannot take one slot (a unique constraint): the loser takes the next free one.
     Raises NoConnectedChannel, and publish.slots.NoFreeSlot when the queue is full.
     """
-    if draft.status != Draft.Status.APPROVED:
+    if not draft.is_approved:
         raise DraftNotApproved(f"draft {draft.pk} is {draft.status}, not approved")
     channel = selectors.channel_connected_for(account_id=draft.account_id, platform=draft.platform)
     if channel is None:
-        raise NoConnectedChannel(f"no connected {draft.get_platform_display()} channel for this account")
-    existing = Publication.objects.filter(draft=draft, channel=channel).first()
+        raise NoConnectedChannel(f"no connected {Platform(draft.platform).label} channel for this account")
+    existing = Publication.objects.filter(draft_id=draft.pk, channel=channel).first()
     if existing is not None and existing.status != Status.WITHDRAWN:
         return existing
+    account = Account.objects.get(pk=draft.account_id)
     if not post_now:
         # Approvals on one channel take slots one at a time (held until the approval commits):
         # the next free slot each computes is then really free. The unique constraint on
@@ -104,7 +128,7 @@ def publication_schedule(*, draft: Draft, post_now: bool = False) -> Publication
         Channel.objects.select_for_update().filter(pk=channel.pk).first()
     for _ in range(SLOT_TAKE_TRIES):
         now = timezone.now()
-        slot_at = None if post_now else slot_next_free(account=draft.account, channel=channel, after=now)
+        slot_at = None if post_now else slot_next_free(account=account, channel=channel, after=now)
         # A channel the platform has throttled holds new work too, not only what was queued.
         scheduled_for = max(slot_at or now, channel.throttled_until or now)
         frozen = {
@@ -130,12 +154,14 @@ def publication_schedule(*, draft: Draft, post_now: bool = False) -> Publication
                     existing.refresh_from_db()
                     return existing
                 publication, _ = Publication.objects.get_or_create(
-                    draft=draft, channel=channel, defaults={"account_id": draft.account_id, **frozen}
+                    draft_id=draft.pk, channel=channel, defaults={"account_id": draft.account_id, **frozen}
                 )
                 return publication
         except IntegrityError:
             # A concurrent schedule of the same draft won, or another approval took this slot.
-            won = Publication.objects.filter(draft=draft, channel=channel).exclude(status=Status.WITHDRAWN).first()
+            won = (
+                Publication.objects.filter(draft_id=draft.pk, channel=channel).exclude(status=Status.WITHDRAWN).first()
+            )
             if won is not None:
                 return won
     raise NoFreeSlot("The queue is busy: approve it again in a moment.")
@@ -639,6 +665,7 @@ def publication_enqueue(*, publication_id: int) -> None:
 
 
 def _publish_send(publication_id: int) -> None:
+    # Imported here: tasks import this module.
     from publish.tasks import publication_publish_task
 
     try:

@@ -47,6 +47,7 @@ from enum import StrEnum
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import certifi
+import redis
 from django.conf import settings
 
 from research.errors import FetchError
@@ -781,8 +782,6 @@ class SharedHostGates:
     POLL_S = 0.05
 
     def __init__(self, url: str) -> None:
-        import redis
-
         self.client = redis.Redis.from_url(url)
         self.acquire_script = self.client.register_script(_ACQUIRE)
 

@@ -146,6 +146,7 @@ def research_run_for_account(*, account: Account) -> ResearchRun:
 
 def research_night_dispatch() -> dict[str, int]:
     """Open this night's ResearchRuns and queue one bounded task per subscribed feed."""
+    # Imported here: the tasks module imports this one (a real cycle).
     from research import tasks
 
     # A run left open by an earlier night (a lost task) is closed with what it has.

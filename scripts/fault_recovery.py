@@ -32,12 +32,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
+
+import django
+from django.core.management import call_command
+from django.utils import timezone
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devkit.sandbox import GraphSandbox  # noqa: E402  (no Django needed to start it)
+
+# The product's modules are imported inside the functions that use them: the settings name
+# the sandbox's address, known only once it runs, so django.setup() happens in main().
 
 
 def main() -> int:
@@ -58,11 +66,7 @@ def main() -> int:
         GRAPH_API_BASE_URL=sandbox.base_url,
         DJANGO_SETTINGS_MODULE="config.settings",
     )
-    import django
-
     django.setup()
-    from django.core.management import call_command
-
     call_command("migrate", verbosity=0)
     processes = Processes(var_dir)
     try:
@@ -142,10 +146,6 @@ def _fault_channel(sandbox: GraphSandbox):
 
 
 def _publication_make(channel, n: str):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
     from posting.models import Draft
     from publish.models import Publication
     from research.models import Article
