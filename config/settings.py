@@ -7,6 +7,7 @@ only in the environment. See README.md for the table of variables.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -322,7 +323,7 @@ JOBRUN_RETENTION_DAYS = env_int("JOBRUN_RETENTION_DAYS", 30)
 ALARM_RETENTION_DAYS = env_int("ALARM_RETENTION_DAYS", 180)
 
 # --- Logging ------------------------------------------------------------------------
-LOGGING = {
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},

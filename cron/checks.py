@@ -33,7 +33,7 @@ def deployment_check(app_configs=None, **kwargs) -> list[CheckMessage]:
 
 
 def _alarm_channel_warnings() -> list[CheckMessage]:
-    warnings = []
+    warnings: list[CheckMessage] = []
     if not settings.ALARM_CHANNELS:
         warnings.append(
             CheckWarning(
@@ -55,7 +55,7 @@ def _alarm_channel_warnings() -> list[CheckMessage]:
 
 
 def _service_warnings() -> list[CheckMessage]:
-    warnings = []
+    warnings: list[CheckMessage] = []
     if settings.CELERY_TASK_ALWAYS_EAGER:
         warnings.append(
             CheckWarning(
@@ -85,7 +85,7 @@ def _service_warnings() -> list[CheckMessage]:
 
 
 def _public_address_warnings() -> list[CheckMessage]:
-    warnings = []
+    warnings: list[CheckMessage] = []
     site = urlsplit(settings.SITE_URL)
     if site.scheme != "https" or _is_loopback(site.hostname):
         warnings.append(

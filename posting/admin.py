@@ -37,7 +37,8 @@ class DraftRevisionInline(admin.TabularInline):
     model = DraftRevision
     extra = 0
     can_delete = False
-    fields = ["created_at", "source", "editor", "previous_text_sha256", "text"]
+    # A tuple, so that readonly_fields (typed narrower than fields in the stubs) can be the same one.
+    fields = ("created_at", "source", "editor", "previous_text_sha256", "text")
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest, obj: Draft | None = None) -> bool:

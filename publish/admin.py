@@ -31,7 +31,8 @@ class PublishAttemptInline(admin.TabularInline):
     model = PublishAttempt
     extra = 0
     can_delete = False
-    fields = [
+    # A tuple, so that readonly_fields (typed narrower than fields in the stubs) can be the same one.
+    fields = (
         "started_at",
         "request_kind",
         "task_id",
@@ -41,7 +42,7 @@ class PublishAttemptInline(admin.TabularInline):
         "outcome",
         "request_summary",
         "response_summary",
-    ]
+    )
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None) -> bool:

@@ -729,11 +729,12 @@ class HostGate:
         self.deadline = entered + self.max_wait_s
         delay = float(settings.RESEARCH_HOST_DELAY_S)
         if self.shared is not None:
-            self.lease = self.shared.acquire(
+            lease = self.shared.acquire(
                 self.host, concurrency=self.concurrency, delay_s=delay, deadline=self.deadline, hold_s=self.max_wait_s
             )
-            if self.lease is None:
+            if lease is None:
                 raise FetchError(ErrorKind.TIMEOUT, f"waited too long for a turn at {self.host}")
+            self.lease: str = lease
             self.waited_s = time.monotonic() - entered
             return self
         if not self.slot.semaphore.acquire(timeout=max(0.0, self.deadline - time.monotonic())):

@@ -301,7 +301,7 @@ def connect_funnel(*, since: datetime) -> dict[str, dict]:
         .annotate(n=Count("id"))
         .order_by()
     )
-    keys = {
+    keys: dict[str, str] = {
         ConnectEvent.Kind.STARTED: "started",
         ConnectEvent.Kind.CALLBACK: "callbacks",
         ConnectEvent.Kind.BOUND: "bound",
@@ -398,7 +398,7 @@ def _callback_repeated(claim: OAuthClaim) -> ConnectGrant:
 
 
 # How a failed connect ended, told again to a repeat of its callback.
-_ENDINGS = {
+_ENDINGS: dict[str, str] = {
     OAuthClaim.Outcome.DENIED: ConnectDenied.message,
     OAuthClaim.Outcome.DECLINED_PERMISSIONS: PermissionsDeclined.message + " Start again from the Channels page.",
     OAuthClaim.Outcome.EXCHANGE_FAILED: ExchangeFailed.message,
