@@ -110,9 +110,9 @@ class DraftAdmin(admin.ModelAdmin):
         if "text" not in form.changed_data:
             return
         # ``obj`` already carries the new text in memory; the service reads the stored row.
-        services.draft_edit(
-            draft=obj, text=form.cleaned_data["text"], editor=request.user, source=DraftRevision.Source.STAFF
-        )
+        # The admin serves signed-in staff only: the editor is always a User (the check narrows the type).
+        editor = request.user if request.user.is_authenticated else None
+        services.draft_edit(draft=obj, text=form.cleaned_data["text"], editor=editor, source=DraftRevision.Source.STAFF)
         obj.refresh_from_db()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -14,7 +14,7 @@ from publish.models import Publication
 from research.selectors import articles_usable_for_account
 
 
-def account_for_member(*, user: AbstractBaseUser | AnonymousUser, slug: str) -> Account:
+def account_for_member(*, user: User | AnonymousUser, slug: str) -> Account:
     """The account with this slug if the user is a member of it; 404 otherwise.
 
     404 rather than 403 so that a non-member cannot even learn that the slug exists.
@@ -27,11 +27,11 @@ def account_for_member(*, user: AbstractBaseUser | AnonymousUser, slug: str) -> 
         raise Http404("No such account") from None
 
 
-def accounts_for_member(*, user: AbstractBaseUser) -> QuerySet[Account]:
+def accounts_for_member(*, user: User) -> QuerySet[Account]:
     return Account.objects.filter(memberships__user=user).order_by("name")
 
 
-def membership_role(*, user: AbstractBaseUser, account: Account) -> str | None:
+def membership_role(*, user: User, account: Account) -> str | None:
     return Membership.objects.filter(user=user, account=account).values_list("role", flat=True).first()
 
 

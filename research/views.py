@@ -9,12 +9,12 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from posting.access import member_required
+from posting.access import AuthenticatedHttpRequest, member_required
 from posting.models import Account, Membership
 from posting.selectors import membership_role
 from research import selectors, services
@@ -27,7 +27,7 @@ ARTICLE_WINDOW = timedelta(days=7)
 
 
 @member_required
-def sources(request: HttpRequest, account: Account) -> HttpResponse:
+def sources(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     sources = list(selectors.sources_for_account(account=account))
     counts = selectors.source_article_counts(
         source_ids=[source.pk for source in sources], since=timezone.now() - ARTICLE_WINDOW
@@ -47,7 +47,7 @@ def sources(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def source_add(request: HttpRequest, account: Account) -> HttpResponse:
+def source_add(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = SourceAddForm(request.POST)
     if not form.is_valid():
@@ -69,7 +69,7 @@ def source_add(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def opml_import(request: HttpRequest, account: Account) -> HttpResponse:
+def opml_import(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = OpmlUploadForm(request.POST, request.FILES)
     if not form.is_valid():
@@ -90,7 +90,7 @@ def opml_import(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def industry_subscribe(request: HttpRequest, account: Account) -> HttpResponse:
+def industry_subscribe(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = IndustryForm(request.POST)
     if form.is_valid():
@@ -107,7 +107,7 @@ def industry_subscribe(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def source_remove(request: HttpRequest, account: Account, source_id: int) -> HttpResponse:
+def source_remove(request: AuthenticatedHttpRequest, account: Account, source_id: int) -> HttpResponse:
     _require_editor(request, account)
     # Scoped to this account's subscriptions: another account's id simply matches nothing.
     if services.source_unsubscribe(account=account, source_id=source_id):
@@ -117,6 +117,6 @@ def source_remove(request: HttpRequest, account: Account, source_id: int) -> Htt
     return redirect("research:sources", slug=account.slug)
 
 
-def _require_editor(request: HttpRequest, account: Account) -> None:
+def _require_editor(request: AuthenticatedHttpRequest, account: Account) -> None:
     if membership_role(user=request.user, account=account) not in EDITING_ROLES:
         raise PermissionDenied("Viewers cannot change sources.")

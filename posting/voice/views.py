@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from posting.access import member_required
+from posting.access import AuthenticatedHttpRequest, member_required
 from posting.composer.services import account_compose_settings_set
 from posting.models import Account, Membership, PastPost, Platform, VoiceProfile
 from posting.selectors import membership_role
@@ -56,7 +56,7 @@ class VoiceUploadForm(forms.Form):
 
 
 @member_required
-def voice(request: HttpRequest, account: Account) -> HttpResponse:
+def voice(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
     channels = {c.platform: c for c in _connected_channels(account)}
     platforms = [
@@ -88,7 +88,7 @@ def voice(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def voice_upload(request: HttpRequest, account: Account) -> HttpResponse:
+def voice_upload(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = VoiceUploadForm(request.POST, request.FILES)
     if not form.is_valid():
@@ -111,7 +111,7 @@ def voice_upload(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def voice_import_channel(request: HttpRequest, account: Account) -> HttpResponse:
+def voice_import_channel(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     channel = next((c for c in _connected_channels(account) if c.platform == request.POST.get("platform")), None)
     if channel is None:
@@ -128,7 +128,7 @@ def voice_import_channel(request: HttpRequest, account: Account) -> HttpResponse
 
 @require_POST
 @member_required
-def voice_settings(request: HttpRequest, account: Account) -> HttpResponse:
+def voice_settings(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = ComposeSettingsForm(request.POST)
     if not form.is_valid():
@@ -147,7 +147,7 @@ def voice_settings(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def voice_relearn_view(request: HttpRequest, account: Account) -> HttpResponse:
+def voice_relearn_view(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     if voice_relearn(account=account):
         messages.success(request, "Relearned your voice from all your imported posts.")
@@ -173,6 +173,6 @@ def _connected_channels(account: Account) -> list[Channel]:
     return list(Channel.objects.filter(account=account, status=Channel.Status.CONNECTED).order_by("pk"))
 
 
-def _require_editor(request: HttpRequest, account: Account) -> None:
+def _require_editor(request: AuthenticatedHttpRequest, account: Account) -> None:
     if membership_role(user=request.user, account=account) not in EDITING_ROLES:
         raise PermissionDenied("Viewers cannot change the voice.")
