@@ -8,8 +8,11 @@ person deploying sees each one before a customer does.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
+from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, register
 from django.core.checks import Warning as CheckWarning
@@ -24,7 +27,7 @@ _MAIL_BACKENDS_THAT_DO_NOT_SEND = {
 
 
 @register(Tags.security, deploy=True)
-def deployment_check(app_configs=None, **kwargs) -> list[CheckMessage]:
+def deployment_check(app_configs: Sequence[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     return [
         *_alarm_channel_warnings(),
         *_service_warnings(),

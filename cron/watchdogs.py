@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import requests
 from django.conf import settings
@@ -363,7 +363,7 @@ def watchdog_publishing() -> dict[str, int]:
     return {"publications_stuck": sum(map(len, by_account.values())), **alarms_sync(kinds=kinds, conditions=conditions)}
 
 
-def _long_pause_conditions(*, now) -> list[Condition]:
+def _long_pause_conditions(*, now: datetime) -> list[Condition]:
     """A rate-limit pause planned to last longer than the threshold: posts are held for hours,
     which usually means a quota (Instagram's daily publishing limit) or an app-level limit an
     operator should look at. Resolved when the pause ends."""

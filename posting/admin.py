@@ -166,10 +166,10 @@ class LLMUsageAdmin(admin.ModelAdmin):
     list_filter = ["status", "purpose", "model", "key_fingerprint", "organization"]
     date_hierarchy = "created_at"
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: LLMUsage | None = None) -> bool:
         return False
 
 

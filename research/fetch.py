@@ -499,7 +499,9 @@ def _connection(
     else:
         conn = http.client.HTTPConnection(target.host, target.port, timeout=timeout)
 
-    def create_pinned(_addr: tuple[str, int], timeout: float, source_address: tuple[str, int] | None = None):
+    def create_pinned(
+        _addr: tuple[str, int], timeout: float, source_address: tuple[str, int] | None = None
+    ) -> socket.socket:
         # Connect only to the addresses we checked (in the resolver's order, as a normal
         # client would); the Host header and TLS SNI/certificate check still use the name,
         # because the connection object keeps it as ``host``.
@@ -516,6 +518,7 @@ def _connection(
         assert failure is not None  # checked_addresses never returns an empty list
         raise failure
 
+    # The hook HTTPConnection.connect() calls to open its socket; private, so typeshed leaves it out.
     conn._create_connection = create_pinned  # type: ignore[attr-defined]
     return conn
 
@@ -534,11 +537,14 @@ def _proxy_connection(
     else:
         conn = http.client.HTTPConnection(proxy_host, proxy_port, timeout=timeout)
 
-    def create_watched(addr: tuple[str, int], timeout: float, source_address: tuple[str, int] | None = None):
+    def create_watched(
+        addr: tuple[str, int], timeout: float, source_address: tuple[str, int] | None = None
+    ) -> socket.socket:
         sock = socket.create_connection(addr, timeout, source_address)
         watchdog.watch(sock)
         return sock
 
+    # The hook HTTPConnection.connect() calls to open its socket; private, so typeshed leaves it out.
     conn._create_connection = create_watched  # type: ignore[attr-defined]
     return conn
 
