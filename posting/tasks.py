@@ -7,7 +7,7 @@ from functools import partial
 from celery import shared_task
 from django.db import transaction
 
-from posting.models import Account
+from accounts.models import Account
 
 
 @shared_task(acks_late=True)

@@ -9,25 +9,24 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from posting.access import AuthenticatedHttpRequest, member_required
-from posting.models import Account, Membership
-from posting.selectors import membership_role
+from accounts.access import member_required
+from accounts.models import Account
+from accounts.selectors import member_may_edit
 from research import selectors, services
 from research.errors import InvalidSourceUrl, OpmlError, SourceLimitReached
 from research.forms import IndustryForm, OpmlUploadForm, SourceAddForm
 
-EDITING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
 # How far back the page counts each source's articles by extraction outcome.
 ARTICLE_WINDOW = timedelta(days=7)
 
 
 @member_required
-def sources(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+def sources(request: HttpRequest, account: Account) -> HttpResponse:
     sources = list(selectors.sources_for_account(account=account))
     counts = selectors.source_article_counts(
         source_ids=[source.pk for source in sources], since=timezone.now() - ARTICLE_WINDOW
@@ -37,7 +36,7 @@ def sources(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse
         # Each source with its articles by extraction outcome: (source, [(status, n), ...]).
         "sources": [(source, sorted(counts.get(source.pk, {}).items())) for source in sources],
         "latest_run": selectors.research_run_latest(account=account),
-        "can_edit": membership_role(user=request.user, account=account) in EDITING_ROLES,
+        "can_edit": member_may_edit(user=request.user, account=account),
         "add_form": SourceAddForm(),
         "opml_form": OpmlUploadForm(),
         "industry_form": IndustryForm(initial={"industry": account.industry}),
@@ -47,7 +46,7 @@ def sources(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse
 
 @require_POST
 @member_required
-def source_add(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+def source_add(request: HttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = SourceAddForm(request.POST)
     if not form.is_valid():
@@ -69,7 +68,7 @@ def source_add(request: AuthenticatedHttpRequest, account: Account) -> HttpRespo
 
 @require_POST
 @member_required
-def opml_import(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+def opml_import(request: HttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = OpmlUploadForm(request.POST, request.FILES)
     if not form.is_valid():
@@ -90,7 +89,7 @@ def opml_import(request: AuthenticatedHttpRequest, account: Account) -> HttpResp
 
 @require_POST
 @member_required
-def industry_subscribe(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+def industry_subscribe(request: HttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = IndustryForm(request.POST)
     if form.is_valid():
@@ -107,7 +106,7 @@ def industry_subscribe(request: AuthenticatedHttpRequest, account: Account) -> H
 
 @require_POST
 @member_required
-def source_remove(request: AuthenticatedHttpRequest, account: Account, source_id: int) -> HttpResponse:
+def source_remove(request: HttpRequest, account: Account, source_id: int) -> HttpResponse:
     _require_editor(request, account)
     # Scoped to this account's subscriptions: another account's id simply matches nothing.
     if services.source_unsubscribe(account=account, source_id=source_id):
@@ -117,6 +116,6 @@ def source_remove(request: AuthenticatedHttpRequest, account: Account, source_id
     return redirect("research:sources", slug=account.slug)
 
 
-def _require_editor(request: AuthenticatedHttpRequest, account: Account) -> None:
-    if membership_role(user=request.user, account=account) not in EDITING_ROLES:
+def _require_editor(request: HttpRequest, account: Account) -> None:
+    if not member_may_edit(user=request.user, account=account):
         raise PermissionDenied("Viewers cannot change sources.")

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from publish.sandbox import GraphSandbox  # noqa: E402  (no Django needed to start it)
+from devkit.sandbox import GraphSandbox  # noqa: E402  (no Django needed to start it)
 
 if TYPE_CHECKING:
     # Django is set up inside main(); the models are imported where used, and here for types only.
@@ -131,13 +131,13 @@ class Processes:
 
 
 def _fault_channel(sandbox: GraphSandbox) -> Channel:
-    from posting.models import Account, Platform
-    from publish.services import channel_connect_sandbox
+    from accounts.models import Account, Platform
+    from publish.services import channel_bind
 
     account, _ = Account.objects.get_or_create(slug="faults", defaults={"name": "Fault Bikes"})
     user = sandbox.create_user(name="Fault Owner")
     page = sandbox.create_page(user["id"], name="Fault Bikes")
-    return channel_connect_sandbox(
+    return channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],

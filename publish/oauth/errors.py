@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from posting.models import Account
+from accounts.models import Account
 
 if TYPE_CHECKING:
     from publish.models import OAuthClaim
