@@ -16,6 +16,7 @@ import logging
 import random
 import time
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Protocol
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -256,7 +257,7 @@ def publications_publish_due() -> dict[str, int]:
         # Reconcile decides at once (found: landed; not found over several reads: retry),
         # instead of at the reconcile sweep's next tick. A signal: reconcile imports publish.
         transaction.on_commit(
-            lambda pk=publication_id: publication_awaiting_read.send(sender=Publication, publication_id=pk)
+            partial(publication_awaiting_read.send, sender=Publication, publication_id=publication_id)
         )
     due_ids = list(selectors.publications_due(now=now, with_container=False).values_list("pk", flat=True)[:SWEEP_BATCH])
     for publication_id in due_ids:
