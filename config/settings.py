@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from cryptography.fernet import Fernet
@@ -329,7 +330,7 @@ JOBRUN_RETENTION_DAYS = env_int("JOBRUN_RETENTION_DAYS", 30)
 ALARM_RETENTION_DAYS = env_int("ALARM_RETENTION_DAYS", 180)
 
 # --- Logging ------------------------------------------------------------------------
-LOGGING = {
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import requests
 from django.conf import settings
@@ -197,8 +197,9 @@ def watchdog_research() -> dict[str, int]:
     )
     for account in accounts:
         latest = ResearchRun.objects.filter(account=account, finished_at__isnull=False).order_by("-started_at").first()
-        finished_at = latest.finished_at.isoformat() if latest and latest.finished_at else None
-        if (latest is None or latest.finished_at < overdue_before) and account.first_subscribed_at < overdue_before:
+        finished = latest.finished_at if latest else None
+        finished_at = finished.isoformat() if finished else None
+        if (finished is None or finished < overdue_before) and account.first_subscribed_at < overdue_before:
             conditions.append(
                 Condition(
                     kind=Kind.RESEARCH_STARVED,
@@ -357,7 +358,7 @@ def watchdog_publishing() -> dict[str, int]:
     return {"publications_stuck": sum(map(len, by_account.values())), **alarms_sync(kinds=kinds, conditions=conditions)}
 
 
-def _long_pause_conditions(*, now) -> list[Condition]:
+def _long_pause_conditions(*, now: datetime) -> list[Condition]:
     """A rate-limit pause planned to last longer than the threshold: posts are held for hours,
     which usually means a quota (Instagram's daily publishing limit) or an app-level limit an
     operator should look at. Resolved when the pause ends."""
@@ -365,14 +366,16 @@ def _long_pause_conditions(*, now) -> list[Condition]:
     conditions = []
     for channel in channels_paused(now=now):
         started = channel.throttled_since or now
-        if channel.throttled_until - started <= longest:
+        resumes_at = channel.throttled_until
+        # Never None for a paused channel (channels_paused filters on it); the check tells mypy.
+        if resumes_at is None or resumes_at - started <= longest:
             continue
         details = {
             "channel_id": channel.pk,
             "platform": channel.platform,
             "name": channel.name,
             "paused_since": started.isoformat(),
-            "resumes_at": channel.throttled_until.isoformat(),
+            "resumes_at": resumes_at.isoformat(),
         }
         conditions.append(
             Condition(

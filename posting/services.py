@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import zoneinfo
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,9 +32,7 @@ EDITABLE_STATUSES = (Draft.Status.DRAFTED, Draft.Status.GATED)
 
 
 @transaction.atomic
-def draft_approve(
-    *, draft: Draft, user: AbstractBaseUser, text_sha256: str | None = None, post_now: bool = False
-) -> Draft:
+def draft_approve(*, draft: Draft, user: User, text_sha256: str | None = None, post_now: bool = False) -> Draft:
     """Approve a passed draft and queue it on the account's channel for its platform, in the
     next free posting slot (or due at once with ``post_now``: the headless pipeline).
 
@@ -90,7 +88,7 @@ def draft_back_to_drafts(*, draft: Draft) -> Draft:
 
 
 @transaction.atomic
-def draft_reject(*, draft: Draft, user: AbstractBaseUser, reason: str = "") -> Draft:
+def draft_reject(*, draft: Draft, user: User, reason: str = "") -> Draft:
     """The customer's own "no": the draft (passed or held back) will never be posted.
 
     ``reason`` (optional, trimmed to 500 characters) is kept: History shows it and the
@@ -124,7 +122,7 @@ def draft_reject_undo(*, draft: Draft) -> Draft:
 
 
 @transaction.atomic
-def draft_edit(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> Draft:
+def draft_edit(*, draft: Draft, text: str, editor: User | None, source: str) -> Draft:
     """Replace a draft's text, record who changed it, and send it back to the factual gate.
 
     The verdict is cleared in the same write, so the old verdict can never stand for the
@@ -145,7 +143,7 @@ def draft_edit(*, draft: Draft, text: str, editor: AbstractBaseUser | None, sour
     return edited
 
 
-def draft_edit_and_gate(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> Draft:
+def draft_edit_and_gate(*, draft: Draft, text: str, editor: User | None, source: str) -> Draft:
     """Like draft_edit, then judge the new text at once and return the draft with its verdict.
 
     For the customer's page: the result is known when the page comes back, never "being
@@ -160,7 +158,7 @@ def draft_edit_and_gate(*, draft: Draft, text: str, editor: AbstractBaseUser | N
 
 
 def draft_revision_record(
-    *, draft: Draft, editor: AbstractBaseUser | None = None, source: str, previous_text: str | None = None
+    *, draft: Draft, editor: User | None = None, source: str, previous_text: str | None = None
 ) -> DraftRevision:
     """Record the draft's current text as a revision: the composer calls it for the first text.
 
@@ -176,7 +174,7 @@ def draft_revision_record(
 
 
 @transaction.atomic
-def _draft_text_replace(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> tuple[Draft, bool]:
+def _draft_text_replace(*, draft: Draft, text: str, editor: User | None, source: str) -> tuple[Draft, bool]:
     """Write the new text with its revision; (the draft as now stored, whether the text changed)."""
     text = draft_text_validate(platform=draft.platform, text=text)
     source = DraftRevision.Source(source)

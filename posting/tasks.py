@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from celery import shared_task
 from django.db import transaction
 
@@ -21,6 +23,5 @@ def account_drafts_compose_task(account_id: int) -> int:
     account = Account.objects.get(pk=account_id)
     drafts = drafts_compose_for_account(account=account)
     for draft in drafts:
-        draft_id = draft.pk
-        transaction.on_commit(lambda draft_id=draft_id: draft_gate_task.delay(draft_id))
+        transaction.on_commit(partial(draft_gate_task.delay, draft.pk))
     return len(drafts)

@@ -12,12 +12,12 @@ from datetime import datetime
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.access import member_required
+from accounts.access import AuthenticatedHttpRequest, member_required
 from accounts.models import Account, Platform
 from accounts.selectors import accounts_for_member, member_may_edit, membership_role
 from posting import selectors, services
@@ -43,7 +43,7 @@ TIME_ZONES = sorted(zoneinfo.available_timezones())
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     accounts = list(accounts_for_member(user=request.user))
     if len(accounts) == 1:
         return redirect("drafts", slug=accounts[0].slug)
@@ -51,7 +51,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @member_required
-def drafts(request: HttpRequest, account: Account) -> HttpResponse:
+def drafts(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     context = {
         "account": account,
         "undo": request.session.pop(UNDO_SESSION_KEY, None),
@@ -69,7 +69,7 @@ def drafts(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_GET
 @member_required
-def draft_detail(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+def draft_detail(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """One draft: its text, each sentence's check, its changes, and what the customer can do."""
     draft = selectors.draft_for_member(account=account, draft_id=draft_id)
     return _draft_page(request, account, draft)
@@ -77,7 +77,7 @@ def draft_detail(request: HttpRequest, account: Account, draft_id: int) -> HttpR
 
 @require_POST
 @member_required
-def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+def draft_approve(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     draft = _decidable_draft(request, account, draft_id)
     try:
         # The digest of the text the page showed: approval means "this text", not "whatever it is now".
@@ -95,7 +95,7 @@ def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> Http
 
 @require_POST
 @member_required
-def draft_reject(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+def draft_reject(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     draft = _decidable_draft(request, account, draft_id)
     held_back = draft.is_held_back
     try:
@@ -111,7 +111,7 @@ def draft_reject(request: HttpRequest, account: Account, draft_id: int) -> HttpR
 
 @require_POST
 @member_required
-def drafts_bulk(request: HttpRequest, account: Account) -> HttpResponse:
+def drafts_bulk(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """Approve or reject the selected drafts, each exactly as the page showed it (id:digest)."""
     _require_decider(request, account)
     decision = request.POST.get("decision")
@@ -120,9 +120,9 @@ def drafts_bulk(request: HttpRequest, account: Account) -> HttpResponse:
         return redirect("drafts", slug=account.slug)
     picked: list[tuple[int, str]] = []
     for value in request.POST.getlist("draft"):
-        draft_id, _, digest = value.partition(":")
-        if draft_id.isdigit():
-            picked.append((int(draft_id), digest))
+        raw_id, _, digest = value.partition(":")
+        if raw_id.isdigit():
+            picked.append((int(raw_id), digest))
     if not picked:
         messages.error(request, "Select at least one draft first.")
         return redirect("drafts", slug=account.slug)
@@ -159,7 +159,7 @@ def drafts_bulk(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def drafts_undo(request: HttpRequest, account: Account) -> HttpResponse:
+def drafts_undo(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """Undo the last approve (back to drafts, if it has not gone out) or reject."""
     _require_decider(request, account)
     action = request.POST.get("action")
@@ -196,7 +196,7 @@ def drafts_undo(request: HttpRequest, account: Account) -> HttpResponse:
 
 
 @member_required
-def draft_edit(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+def draft_edit(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """Save the customer's text and fact-check it at once; the page shows the verdict."""
     draft = _decidable_draft(request, account, draft_id)
     if request.method != "POST":
@@ -216,7 +216,7 @@ def draft_edit(request: HttpRequest, account: Account, draft_id: int) -> HttpRes
 
 
 @member_required
-def history(request: HttpRequest, account: Account) -> HttpResponse:
+def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     publications = list(
         Publication.objects.filter(account=account)
         .select_related("channel")
@@ -249,7 +249,7 @@ def history(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_GET
 @member_required
-def queue(request: HttpRequest, account: Account) -> HttpResponse:
+def queue(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """What goes out when, in the account's time zone, and the posting times per platform."""
     account = Account.objects.prefetch_related("posting_slots").get(pk=account.pk)
     zone = slots.account_zone(account)
@@ -286,7 +286,7 @@ def queue(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def queue_move(request: HttpRequest, account: Account, publication_id: int) -> HttpResponse:
+def queue_move(request: AuthenticatedHttpRequest, account: Account, publication_id: int) -> HttpResponse:
     _require_decider(request, account)
     try:
         slot_at = datetime.fromisoformat(request.POST.get("slot_at", ""))
@@ -310,7 +310,7 @@ def queue_move(request: HttpRequest, account: Account, publication_id: int) -> H
 
 @require_POST
 @member_required
-def queue_post_now(request: HttpRequest, account: Account, publication_id: int) -> HttpResponse:
+def queue_post_now(request: AuthenticatedHttpRequest, account: Account, publication_id: int) -> HttpResponse:
     _require_decider(request, account)
     try:
         publish_services.publication_post_now(account_id=account.pk, publication_id=publication_id)
@@ -327,7 +327,7 @@ def queue_post_now(request: HttpRequest, account: Account, publication_id: int) 
 
 @require_POST
 @member_required
-def queue_back_to_drafts(request: HttpRequest, account: Account, publication_id: int) -> HttpResponse:
+def queue_back_to_drafts(request: AuthenticatedHttpRequest, account: Account, publication_id: int) -> HttpResponse:
     _require_decider(request, account)
     publication = get_object_or_404(Publication, pk=publication_id, account=account)
     try:
@@ -341,7 +341,7 @@ def queue_back_to_drafts(request: HttpRequest, account: Account, publication_id:
 
 @require_POST
 @member_required
-def queue_times(request: HttpRequest, account: Account) -> HttpResponse:
+def queue_times(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """The owner sets a platform's posting days and times; queued posts keep theirs."""
     if not _may_change_settings(request, account):
         raise PermissionDenied("Only the owner changes posting times.")
@@ -362,7 +362,7 @@ def queue_times(request: HttpRequest, account: Account) -> HttpResponse:
 
 
 @member_required
-def account_settings(request: HttpRequest, account: Account) -> HttpResponse:
+def account_settings(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """The owner's settings: time zone, pause/resume posting, article images."""
     if not _may_change_settings(request, account):
         raise PermissionDenied("Only the owner changes settings.")
@@ -386,7 +386,7 @@ def account_settings(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def history_retry(request: HttpRequest, account: Account, publication_id: int) -> HttpResponse:
+def history_retry(request: AuthenticatedHttpRequest, account: Account, publication_id: int) -> HttpResponse:
     _require_decider(request, account)
     get_object_or_404(Publication, pk=publication_id, account=account)
     try:
@@ -400,13 +400,19 @@ def history_retry(request: HttpRequest, account: Account, publication_id: int) -
     return redirect("history", slug=account.slug)
 
 
-def _inplace(request: HttpRequest) -> bool:
+def _inplace(request: AuthenticatedHttpRequest) -> bool:
     """The page's script sent this form and swaps in the fragment we return (no reload)."""
     return request.headers.get("X-Landed-Inplace") == "1"
 
 
 def _decided(
-    request: HttpRequest, account: Account, draft: Draft, *, said: str = "", error: str = "", undo: str = ""
+    request: AuthenticatedHttpRequest,
+    account: Account,
+    draft: Draft,
+    *,
+    said: str = "",
+    error: str = "",
+    undo: str = "",
 ) -> HttpResponse:
     """The answer to one decision: a card that replaces the draft's (in place) or, without
     JavaScript, a message and the drafts page with the same undo offer."""
@@ -422,7 +428,7 @@ def _decided(
     return redirect("drafts", slug=account.slug)
 
 
-def _undo_remember(request: HttpRequest, *, action: str, draft_ids: list[int]) -> None:
+def _undo_remember(request: AuthenticatedHttpRequest, *, action: str, draft_ids: list[int]) -> None:
     request.session[UNDO_SESSION_KEY] = {"action": action, "ids": draft_ids}
 
 
@@ -444,18 +450,24 @@ def _local_short(at: datetime, zone: zoneinfo.ZoneInfo) -> str:
     return f"{local:%a} {local.day} {local:%b, %H:%M}"
 
 
-def _may_change_settings(request: HttpRequest, account: Account) -> bool:
+def _may_change_settings(request: AuthenticatedHttpRequest, account: Account) -> bool:
     role = membership_role(user=request.user, account=account)
     return role is not None and role.may_change_settings
 
 
-def _require_decider(request: HttpRequest, account: Account) -> None:
+def _require_decider(request: AuthenticatedHttpRequest, account: Account) -> None:
     if not _can_decide(request, account):
         raise PermissionDenied("Viewers cannot change the queue.")
 
 
 def _draft_page(
-    request: HttpRequest, account: Account, draft: Draft, *, text: str | None = None, error: str = "", status: int = 200
+    request: AuthenticatedHttpRequest,
+    account: Account,
+    draft: Draft,
+    *,
+    text: str | None = None,
+    error: str = "",
+    status: int = 200,
 ) -> HttpResponse:
     can_decide = _can_decide(request, account)
     context = {
@@ -484,11 +496,11 @@ def _edit_outcome(draft: Draft, *, changed: bool) -> str:
     return f"{prefix}: still held back. See which sentences the article does not support below."
 
 
-def _can_decide(request: HttpRequest, account: Account) -> bool:
+def _can_decide(request: AuthenticatedHttpRequest, account: Account) -> bool:
     return member_may_edit(user=request.user, account=account)
 
 
-def _decidable_draft(request: HttpRequest, account: Account, draft_id: int) -> Draft:
+def _decidable_draft(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> Draft:
     draft = get_object_or_404(Draft, pk=draft_id, account=account)
     if not _can_decide(request, account):
         raise PermissionDenied("Viewers cannot approve, reject or edit drafts.")

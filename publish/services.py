@@ -16,6 +16,7 @@ import logging
 import random
 import time
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Protocol
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -131,7 +132,7 @@ def publication_schedule(*, draft: ApprovedDraft, post_now: bool = False) -> Pub
         slot_at = None if post_now else slot_next_free(account=account, channel=channel, after=now)
         # A channel the platform has throttled holds new work too, not only what was queued.
         scheduled_for = max(slot_at or now, channel.throttled_until or now)
-        frozen = {
+        frozen: dict[str, Any] = {
             "message": draft.text,
             "link_url": draft.link_url,
             "image_url": draft.image_url,
@@ -394,7 +395,7 @@ def publications_publish_due() -> dict[str, int]:
         # Reconcile decides at once (found: landed; not found over several reads: retry),
         # instead of at the reconcile sweep's next tick. A signal: reconcile imports publish.
         transaction.on_commit(
-            lambda pk=publication_id: publication_awaiting_read.send(sender=Publication, publication_id=pk)
+            partial(publication_awaiting_read.send, sender=Publication, publication_id=publication_id)
         )
     due_ids = list(selectors.publications_due(now=now, with_container=False).values_list("pk", flat=True)[:SWEEP_BATCH])
     for publication_id in due_ids:

@@ -61,6 +61,7 @@ def account_zone(account: Account) -> ZoneInfo:
 def rhythm_from_cadence(cadence_per_day: int) -> Rhythm:
     """Default slots for a cadence: every day, one post at 10:00, more spread over 09:00 to 19:00."""
     per_day = max(1, min(int(cadence_per_day or 1), MAX_PER_DAY))
+    times: tuple[time, ...]
     if per_day == 1:
         times = (time(10, 0),)
     else:

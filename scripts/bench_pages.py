@@ -27,6 +27,7 @@ import types
 from datetime import timedelta
 from pathlib import Path
 from socketserver import ThreadingMixIn
+from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,31 +79,54 @@ class _ThreadingServer(ThreadingMixIn, WSGIServer):
 
 def _seed(*, drafts: int, queued: int, history: int) -> str:
     """The account's rows; returns the owner's session cookie."""
-    from posting.models import Draft
+    from django.contrib.auth.models import User
+
+    from accounts.models import Account, Membership, Role
+    from posting.models import Draft, text_sha256_of
     from publish.models import Channel, Publication
     from reconcile.models import EngagementSnapshot
-    from tests import factories
+    from research.models import Article
 
-    account = factories.account_create(name="Bench Bikes", slug="bench", timezone="Europe/London")
-    owner = factories.member_create(account=account, username="bench-owner")
+    account = Account.objects.create(name="Bench Bikes", slug="bench", timezone="Europe/London", is_paying=True)
+    # Signed in by a session below: the account needs no usable password.
+    owner = User.objects.create_user(username="bench-owner")
+    Membership.objects.create(user=owner, account=account, role=Role.OWNER)
     channel = Channel.objects.create(account=account, platform="facebook_page", external_id="page-bench")
-    for n in range(drafts):
-        factories.draft_create(
-            account=account, article=factories.article_create(url=f"https://news.example/bench/d{n}")
+    text = "Harbour Bikes opened a second shop in Leith on Monday. The shop employs 12 mechanics."
+    claims = [{"text": text, "supported": True, "evidence": [{"sentence": 1, "text": text}], "reason": ""}]
+
+    def draft(n: int, status: str) -> Draft:
+        article = Article.objects.create(
+            canonical_url=f"https://news.example/bench/{n}",
+            title=f"Harbour Bikes opens a second shop ({n})",
+            text=text * 20,
+            lead_image_url="https://news.example/lead.jpg",
+            extraction_status=Article.Extraction.OK,
         )
+        return Draft.objects.create(
+            account=account,
+            article=article,
+            platform="facebook_page",
+            text=text,
+            link_url=article.canonical_url,
+            image_url=article.lead_image_url,
+            status=status,
+            gate_verdict=Draft.Verdict.PASSED,
+            gate_text_sha256=text_sha256_of(text),
+            gate_claims=claims,
+        )
+
+    for n in range(drafts):
+        draft(n, Draft.Status.GATED)
     now = timezone.now()
     for n in range(queued + history):
-        draft = factories.draft_create(
-            account=account,
-            article=factories.article_create(url=f"https://news.example/bench/p{n}"),
-            status=Draft.Status.APPROVED,
-        )
+        approved = draft(drafts + n, Draft.Status.APPROVED)
         landed = n >= queued
         publication = Publication.objects.create(
             account=account,
-            draft=draft,
+            draft=approved,
             channel=channel,
-            message=draft.text,
+            message=approved.text,
             scheduled_for=now + timedelta(hours=n + 1) if not landed else now - timedelta(hours=n),
             slot_at=now + timedelta(hours=n + 1) if not landed else None,
             status=Publication.Status.LANDED if landed else Publication.Status.SCHEDULED,
@@ -173,7 +197,7 @@ def _clients(base: str, cookie: str, paths: list[str], clients: int, requests: i
     out.put(results)
 
 
-def bench(*, clients: int, requests: int) -> dict[str, object]:
+def bench(*, clients: int, requests: int) -> dict[str, Any]:
     settings.ROOT_URLCONF = _urlconf()
     settings.ALLOWED_HOSTS = ["*"]
     cookie = _seed(drafts=50, queued=50, history=100)
