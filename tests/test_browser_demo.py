@@ -123,7 +123,7 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
             # when: the first draft waiting is approved with one tap
             first = page.locator("article.card").first
             expect(first.get_by_role("button", name="Approve")).to_be_visible()
-            draft_text = first.locator("p").first.inner_text()
+            draft_text = first.locator(".draft-text").first.inner_text()
             card_id = first.get_attribute("id")
             first.get_by_role("button", name="Approve").tap()
             # In place: the card itself answers, with an undo, and the page did not reload.
