@@ -845,6 +845,10 @@ def _claim_judge_one(
     failures: list[tuple[_Candidate, _Failure]] = []
     for candidate in candidates[:CHECK_TOP]:
         failure = _failure(claim, source, candidate.indexes, clause=clause)
+        if failure is not None and not (failure.contradiction or failure.unsettled):
+            widened = _widened(claim, source, candidate.indexes)
+            if widened is not None and _failure(claim, source, widened, clause=clause) is None:
+                candidate, failure = _Candidate(indexes=widened, score=candidate.score), None
         if failure is None:
             return ClaimResult(
                 text=claim.text,
@@ -996,6 +1000,46 @@ def _candidates(claim: Claim, source: SourceText) -> list[_Candidate]:
         scored.append(_Candidate(indexes=group, score=_cover_score(claim, source, group)))
     scored.sort(key=lambda candidate: (-candidate.score, len(candidate.indexes), candidate.indexes))
     return scored
+
+
+def _widened(claim: Claim, source: SourceText, group: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The evidence with the sentence next to it that holds the claim's missing numbers, dates
+    or names: a post joins "started in 2021 with four volunteers" and the article's next
+    sentence, "There are now 22.", into "from four volunteers in 2021 to twenty-two today"."""
+    stems = _group_stems(source, group)
+    missing = {token.norm for token in claim.tokens if token.key and not token.derived and token.norm not in stems}
+    evidence_tokens = [token for index in group for token in source.tokens[index]]
+    if not missing or _coverage_failure(claim, source, group, evidence_tokens) is not None:
+        return None  # only the numbers and names may come from next door, the wording is this evidence's
+    last = len(source.sentences) - 1
+    for neighbour in (min(group) - 1, max(group) + 1):
+        if not (1 <= neighbour <= last and neighbour not in group and missing <= source.stems[neighbour]):
+            continue
+        words = [token for token in source.tokens[neighbour] if (token.content or token.key) and not token.derived]
+        # A short sentence is about its number ("There are now 22."); in a longer one the number
+        # must stand next to the word it stands next to in the claim ("four years" for "for
+        # four years"), not lend itself to another thing ("40%" of something else).
+        if len(words) <= 5 or all(_beside(norm, claim.tokens, words) for norm in missing):
+            return tuple(sorted((*group, neighbour)))
+    return None
+
+
+def _beside(norm: str, claim_tokens: Sequence[Token], evidence_words: Sequence[Token]) -> bool:
+    claim_words = [token for token in claim_tokens if (token.content or token.key) and not token.derived]
+    around = {
+        claim_words[index + step].norm
+        for index, token in enumerate(claim_words)
+        if token.norm == norm
+        for step in (-1, 1)
+        if 0 <= index + step < len(claim_words) and not claim_words[index + step].key
+    }
+    return any(
+        token.norm == norm
+        and any(
+            evidence_words[index + step].norm in around for step in (-1, 1) if 0 <= index + step < len(evidence_words)
+        )
+        for index, token in enumerate(evidence_words)
+    )
 
 
 def _needed(claim: Claim) -> set[str]:
@@ -1384,7 +1428,7 @@ def _words_with_verbness(tokens: Sequence[Token]) -> list[tuple[Token, bool]]:
     subject ("the shop rents")."""
     words: list[tuple[Token, bool]] = []
     previous: Token | None = None
-    for token in tokens:
+    for position, token in enumerate(tokens):
         if token.kind == BREAK:
             previous = None
             continue
@@ -1393,11 +1437,19 @@ def _words_with_verbness(tokens: Sequence[Token]) -> list[tuple[Token, bool]]:
             verb = token.kind == WORD and is_verb_form(word)
             if verb:
                 after_helper = previous is not None and (previous.norm in AUXILIARIES or previous.norm in _VERB_HELPERS)
+                # "two domestic grills, a long oak worktop": an -s word that ends its phrase is a
+                # plural noun; "the shop rents the room" goes on to what it rents.
+                ends_phrase = (
+                    position + 1 >= len(tokens)
+                    or tokens[position + 1].kind == BREAK
+                    or (tokens[position + 1].norm in {"and", "or"})
+                )
                 after_subject = (
                     previous is not None
                     and previous.kind in {WORD, PROPER}
                     and (previous.content or previous.kind == PROPER)
                     and word.endswith("s")
+                    and not ends_phrase
                 )
                 # "a new heating system": an -ing word after an article or an adjective is a noun.
                 ing_noun = word.endswith("ing") and (
