@@ -15,7 +15,7 @@ import pytest
 from posting.gate.core import CLAIM, PASSED, REJECTED, gate_evaluate
 
 TITLE = "Hollin Lane Bakery starts sourdough classes in its old flour store"
-BODY = """Hollin Lane Bakery in Marlow Cross will start evening sourdough classes on April 9, using the former flour store behind the shop as a teaching kitchen.
+BODY = """Hollin Lane Bakery in Marlow Cross will start evening sourdough classes on April 9.
 The flour store was refitted over the winter with two domestic ovens, a long oak worktop and a sink.
 Each class runs for three hours on a wet Wednesday evening and takes up to eight people.
 About 70% of the students so far had never baked bread before.
