@@ -67,6 +67,9 @@ class Lexicon(TypedDict):
     synonyms: dict[str, list[str]]
     antonyms: list[tuple[str, str]]
     irregular: dict[str, str]
+    nouns: list[str]
+    adjectives: list[str]
+    similar: dict[str, list[str]]
 
 
 def _pair(one: str, other: str) -> tuple[str, str]:

@@ -454,8 +454,8 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         return "comment", None
     # "Everyone at Fior di Mare is over the moon", "All of us at the café are delighted", "We
     # couldn't be prouder": the business's (or its people's) feeling about the news.
-    feeling = _FEELING_SUBJECT.sub("", lowered, count=1)
-    if feeling != lowered and not has_number and _FEELING.match(feeling):
+    felt = _FEELING_SUBJECT.sub("", lowered, count=1)
+    if felt != lowered and not has_number and _FEELING.match(felt):
         return "comment", None
     vocabulary = source.lower_vocabulary if source else frozenset()
     names = source.names if source else frozenset()
