@@ -19,6 +19,13 @@ The table holds, all lower case and single words only:
 * ``antonyms``: WordNet's direct antonym pairs for verbs, adjectives and adverbs ("rise" /
   "fall", "open" / "close"), plus the head antonym of an adjective's first sense when it is a
   satellite ("huge" is similar to "large", the opposite of "small").
+* ``nouns``: the lemmas WordNet knows as nouns. A word standing where the article has another
+  is a swap of things only when both can be nouns ("evening" for "morning", "oven" for
+  "grill"); "space" where the article has "long", or a word WordNet does not know at all, is a
+  reworded phrase, which the coverage check weighs instead.
+* ``adjectives`` and ``similar``: the lemmas WordNet knows as adjectives, and for each, the
+  head adjectives of the clusters its senses belong to ("soggy" -> "wet"): a draft's
+  "soggy Sunday" paraphrases the article's "wet Sunday", "toasty" does not swap "warm".
 * ``irregular``: irregular verb and noun forms from WordNet's exception lists ("stood" ->
   "stand", "children" -> "child"), left out where the form is itself an ordinary noun or
   adjective ("saw", "left", "found"), which would be misread.
@@ -60,6 +67,9 @@ class Lexicon(TypedDict):
     synonyms: dict[str, list[str]]
     antonyms: list[tuple[str, str]]
     irregular: dict[str, str]
+    nouns: list[str]
+    adjectives: list[str]
+    similar: dict[str, list[str]]
 
 
 def _pair(one: str, other: str) -> tuple[str, str]:
@@ -158,6 +168,18 @@ def build(dictionary: Path) -> Lexicon:
                     if _single(right) and right != lemma:
                         antonyms.add(_pair(lemma, right))
 
+    nouns = sorted(lemma for lemma in indexes["n"] if _single(lemma))
+    adjectives = sorted(lemma for lemma in indexes["a"] if _single(lemma))
+    similar: dict[str, set[str]] = {}
+    for lemma, offsets in indexes["a"].items():
+        if not _single(lemma):
+            continue
+        for offset in offsets[:3]:
+            for symbol, target, _, _ in synsets[offset][1]:
+                if symbol == "&":
+                    heads = {word.split("(")[0].lower() for word in synsets[target][0]}
+                    similar.setdefault(lemma, set()).update(word for word in heads if _single(word) and word != lemma)
+
     ordinary = set(indexes["n"]) | set(indexes["a"])
     irregular: dict[str, str] = {}
     for name in ("verb", "noun"):
@@ -173,6 +195,9 @@ def build(dictionary: Path) -> Lexicon:
         "synonyms": {word: sorted(others) for word, others in sorted(synonyms.items())},
         "antonyms": sorted(antonyms),
         "irregular": dict(sorted(irregular.items())),
+        "nouns": nouns,
+        "adjectives": adjectives,
+        "similar": {word: sorted(heads) for word, heads in sorted(similar.items())},
     }
 
 
