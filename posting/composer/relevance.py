@@ -3,7 +3,8 @@
 Pure functions, no Django, no downloads: lexical matching that explains itself.
 
 What a business is about (``BusinessTopic``) is a weighted bag of word stems from four
-places: the trade vocabulary of its industry (research/industries.py), the words of the
+places: the trade vocabulary of its industry (research/industries.py; when the industry
+names none of our trades, the vocabulary its own posts keep using), the words of the
 industry itself, the topics the customer chose, and the words its own past posts keep
 using (a word in several posts weighs more than a word in one). Its own names count a
 little: an article that names the business is about it.
