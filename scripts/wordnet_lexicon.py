@@ -19,6 +19,13 @@ The table holds, all lower case and single words only:
 * ``antonyms``: WordNet's direct antonym pairs for verbs, adjectives and adverbs ("rise" /
   "fall", "open" / "close"), plus the head antonym of an adjective's first sense when it is a
   satellite ("huge" is similar to "large", the opposite of "small").
+* ``nouns``: the lemmas WordNet knows as nouns. A word standing where the article has another
+  is a swap of things only when both can be nouns ("evening" for "morning", "oven" for
+  "grill"); "space" where the article has "long", or a word WordNet does not know at all, is a
+  reworded phrase, which the coverage check weighs instead.
+* ``adjectives`` and ``similar``: the lemmas WordNet knows as adjectives, and for each, the
+  head adjectives of the clusters its senses belong to ("soggy" -> "wet"): a draft's
+  "soggy Sunday" paraphrases the article's "wet Sunday", "toasty" does not swap "warm".
 * ``irregular``: irregular verb and noun forms from WordNet's exception lists ("stood" ->
   "stand", "children" -> "child"), left out where the form is itself an ordinary noun or
   adjective ("saw", "left", "found"), which would be misread.
@@ -34,6 +41,7 @@ import argparse
 import gzip
 import json
 from pathlib import Path
+from typing import TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "posting" / "gate" / "data" / "wordnet.json.gz"
@@ -48,6 +56,25 @@ LICENCE = (
     "database and documentation. The name of Princeton University may not be used in advertising or "
     "publicity pertaining to distribution of the software and/or database."
 )
+
+
+class Lexicon(TypedDict):
+    """The table written to the output file (JSON, gzipped)."""
+
+    licence: str
+    words: list[str]
+    verbs: list[str]
+    synonyms: dict[str, list[str]]
+    antonyms: list[tuple[str, str]]
+    irregular: dict[str, str]
+    nouns: list[str]
+    adjectives: list[str]
+    similar: dict[str, list[str]]
+
+
+def _pair(one: str, other: str) -> tuple[str, str]:
+    """An antonym pair in sorted order, so that each pair is stored once."""
+    return (one, other) if one <= other else (other, one)
 
 
 def _single(lemma: str) -> bool:
@@ -93,7 +120,7 @@ def _index(dictionary: Path, pos: str) -> dict[str, list[str]]:
     return entries
 
 
-def build(dictionary: Path) -> dict[str, object]:
+def build(dictionary: Path) -> Lexicon:
     synsets: dict[str, tuple[list[str], list[tuple[str, str, int, int]]]] = {}
     indexes: dict[str, dict[str, list[str]]] = {}
     for pos in POS_FILES:
@@ -125,7 +152,7 @@ def build(dictionary: Path) -> dict[str, object]:
             left = members[source - 1].split("(")[0].lower()
             right = synsets[target][0][target_word - 1].split("(")[0].lower()
             if _single(left) and _single(right):
-                antonyms.add(tuple(sorted((left, right))))  # type: ignore[arg-type]
+                antonyms.add(_pair(left, right))
     # A satellite adjective's first sense shares its head's opposites ("huge" ~ "large" / "small").
     for lemma, offsets in indexes["a"].items():
         if not _single(lemma) or not offsets:
@@ -139,7 +166,19 @@ def build(dictionary: Path) -> dict[str, object]:
                 if head_symbol == "!" and source:
                     right = synsets[head_target][0][target_word - 1].split("(")[0].lower()
                     if _single(right) and right != lemma:
-                        antonyms.add(tuple(sorted((lemma, right))))  # type: ignore[arg-type]
+                        antonyms.add(_pair(lemma, right))
+
+    nouns = sorted(lemma for lemma in indexes["n"] if _single(lemma))
+    adjectives = sorted(lemma for lemma in indexes["a"] if _single(lemma))
+    similar: dict[str, set[str]] = {}
+    for lemma, offsets in indexes["a"].items():
+        if not _single(lemma):
+            continue
+        for offset in offsets[:3]:
+            for symbol, target, _, _ in synsets[offset][1]:
+                if symbol == "&":
+                    heads = {word.split("(")[0].lower() for word in synsets[target][0]}
+                    similar.setdefault(lemma, set()).update(word for word in heads if _single(word) and word != lemma)
 
     ordinary = set(indexes["n"]) | set(indexes["a"])
     irregular: dict[str, str] = {}
@@ -156,6 +195,9 @@ def build(dictionary: Path) -> dict[str, object]:
         "synonyms": {word: sorted(others) for word, others in sorted(synonyms.items())},
         "antonyms": sorted(antonyms),
         "irregular": dict(sorted(irregular.items())),
+        "nouns": nouns,
+        "adjectives": adjectives,
+        "similar": {word: sorted(heads) for word, heads in sorted(similar.items())},
     }
 
 
@@ -170,8 +212,8 @@ def main() -> int:
     # mtime=0: the same WordNet gives the same bytes, so a rerun changes nothing in git.
     options.output.write_bytes(gzip.compress(payload, mtime=0))
     print(
-        f"{options.output}: {len(table['words'])} words, {len(table['synonyms'])} with synonyms, "  # type: ignore[arg-type]
-        f"{len(table['antonyms'])} antonym pairs, {len(table['irregular'])} irregular forms"  # type: ignore[arg-type]
+        f"{options.output}: {len(table['words'])} words, {len(table['synonyms'])} with synonyms, "
+        f"{len(table['antonyms'])} antonym pairs, {len(table['irregular'])} irregular forms"
     )
     return 0
 

@@ -54,7 +54,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from posting.gate.lexicon import (
     AUXILIARIES,
@@ -87,9 +87,13 @@ from posting.gate.lexicon import (
     VERB_FAMILIES,
     WORD_NUMBERS,
     antonym_words,
+    is_adjective,
+    is_noun,
     is_verb_form,
     lemmas,
+    similar_adjectives,
     synonym_words,
+    wordnet,
 )
 from posting.gate.text import (
     BREAK,
@@ -157,6 +161,7 @@ class JudgeVerdict:
     prompt_version: str = ""
 
 
+@runtime_checkable
 class SentenceJudge(Protocol):
     """A judge that reads the article's sentences by number and cites the ones it relied on.
 
@@ -447,6 +452,11 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         return "call_to_action", None
     if COMMENT.match(lowered) and not has_number:
         return "comment", None
+    # "Everyone at Fior di Mare is over the moon", "All of us at the café are delighted", "We
+    # couldn't be prouder": the business's (or its people's) feeling about the news.
+    felt = _FEELING_SUBJECT.sub("", lowered, count=1)
+    if felt != lowered and not has_number and _FEELING.match(felt):
+        return "comment", None
     vocabulary = source.lower_vocabulary if source else frozenset()
     names = source.names if source else frozenset()
     tokens = tokenize(sentence, source_vocabulary=vocabulary, is_claim=True, source_names=names)
@@ -470,6 +480,16 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
     return CLAIM, claim
 
 
+# Who feels it: the business's people, named or not ("everyone at", "all of us at", "the team",
+# "we"); the business's own name is already cut out of the sentence.
+_FEELING_SUBJECT = re.compile(
+    r"^(?:(?:everyone|everybody|all of us|the (?:whole )?team|the crew|all)(?:\s+(?:here\s+)?(?:at|from))?"
+    r"|we(?:\s+(?:all|here))?(?:\s+at)?|i)\s*(?:(?:is|are|am|'re|'m|was|were|feel|feels|all|so|just|really|truly)\s+)*"
+)
+_FEELING = re.compile(
+    r"(?:over the moon|couldn'?t be (?:more )?(?:prouder|happier|prouder)|could not be prouder|honou?red|grateful|"
+    r"happy|chuffed|buzzing|ecstatic|overjoyed|so excited|excited|thrilled|delighted|proud|can'?t wait|cannot wait)\b"
+)
 _ASIDE = re.compile(r"\s*\([^()]*!\)")
 _LABEL = re.compile(r"^([^:]{1,40}?)\s*:\s+(?=\S)")
 
@@ -698,6 +718,11 @@ class SourceText:
                     )
         return neighbours
 
+    @functools.cached_property
+    def negated(self) -> frozenset[str]:
+        """Every word the body puts under a "not", in whichever sentence."""
+        return frozenset(word for tokens in self.tokens[1:] for scope in _negation_scopes(tokens)[0] for word in scope)
+
     def bm25(self, terms: Iterable[str], *, k1: float = 1.2, b: float = 0.75) -> list[tuple[float, int]]:
         query = set(terms)
         scored: list[tuple[float, int]] = []
@@ -821,6 +846,10 @@ def _claim_judge_one(
     failures: list[tuple[_Candidate, _Failure]] = []
     for candidate in candidates[:CHECK_TOP]:
         failure = _failure(claim, source, candidate.indexes, clause=clause)
+        if failure is not None and not (failure.contradiction or failure.unsettled):
+            widened = _widened(claim, source, candidate.indexes)
+            if widened is not None and _failure(claim, source, widened, clause=clause) is None:
+                candidate, failure = _Candidate(indexes=widened, score=candidate.score), None
         if failure is None:
             return ClaimResult(
                 text=claim.text,
@@ -841,9 +870,10 @@ def _claim_judge_one(
     unsettled = [candidate for candidate, failure in failures if failure.unsettled]
     if judge is None or not unsettled or failures[0][1].contradiction:
         return lexical
-    if getattr(judge, "prompt_version", None) is None:
-        return _old_judge_ask(claim, source, judge, unsettled[0], lexical)  # type: ignore[arg-type]
-    return _judge_ask(claim, source, judge, candidates[:CHECK_TOP], lexical)  # type: ignore[arg-type]
+    # A judge with a prompt version reads numbered sentences; a plain callable is the older kind.
+    if isinstance(judge, SentenceJudge):
+        return _judge_ask(claim, source, judge, candidates[:CHECK_TOP], lexical)
+    return _old_judge_ask(claim, source, judge, unsettled[0], lexical)
 
 
 def _old_judge_ask(
@@ -931,8 +961,8 @@ def _judge_ask(
     )
 
 
-def _replace(result: ClaimResult, **changes: object) -> ClaimResult:
-    return dataclasses.replace(result, **changes)  # type: ignore[arg-type]
+def _replace(result: ClaimResult, **changes: Any) -> ClaimResult:
+    return dataclasses.replace(result, **changes)
 
 
 def _with_nearest(message: str, evidence: Sequence[dict[str, object]]) -> str:
@@ -972,6 +1002,46 @@ def _candidates(claim: Claim, source: SourceText) -> list[_Candidate]:
         scored.append(_Candidate(indexes=group, score=_cover_score(claim, source, group)))
     scored.sort(key=lambda candidate: (-candidate.score, len(candidate.indexes), candidate.indexes))
     return scored
+
+
+def _widened(claim: Claim, source: SourceText, group: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The evidence with the sentence next to it that holds the claim's missing numbers, dates
+    or names: a post joins "started in 2021 with four volunteers" and the article's next
+    sentence, "There are now 22.", into "from four volunteers in 2021 to twenty-two today"."""
+    stems = _group_stems(source, group)
+    missing = {token.norm for token in claim.tokens if token.key and not token.derived and token.norm not in stems}
+    evidence_tokens = [token for index in group for token in source.tokens[index]]
+    if not missing or _coverage_failure(claim, source, group, evidence_tokens) is not None:
+        return None  # only the numbers and names may come from next door, the wording is this evidence's
+    last = len(source.sentences) - 1
+    for neighbour in (min(group) - 1, max(group) + 1):
+        if not (1 <= neighbour <= last and neighbour not in group and missing <= source.stems[neighbour]):
+            continue
+        words = [token for token in source.tokens[neighbour] if (token.content or token.key) and not token.derived]
+        # A short sentence is about its number ("There are now 22."); in a longer one the number
+        # must stand next to the word it stands next to in the claim ("four years" for "for
+        # four years"), not lend itself to another thing ("40%" of something else).
+        if len(words) <= 5 or all(_beside(norm, claim.tokens, words) for norm in missing):
+            return tuple(sorted((*group, neighbour)))
+    return None
+
+
+def _beside(norm: str, claim_tokens: Sequence[Token], evidence_words: Sequence[Token]) -> bool:
+    claim_words = [token for token in claim_tokens if (token.content or token.key) and not token.derived]
+    around = {
+        claim_words[index + step].norm
+        for index, token in enumerate(claim_words)
+        if token.norm == norm
+        for step in (-1, 1)
+        if 0 <= index + step < len(claim_words) and not claim_words[index + step].key
+    }
+    return any(
+        token.norm == norm
+        and any(
+            evidence_words[index + step].norm in around for step in (-1, 1) if 0 <= index + step < len(evidence_words)
+        )
+        for index, token in enumerate(evidence_words)
+    )
 
 
 def _needed(claim: Claim) -> set[str]:
@@ -1046,7 +1116,7 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
         return _Failure(shifted, contradiction=True)
     contradiction = (
         _opposite(claim.tokens, stems, evidence_tokens)
-        or _negation_mismatch(claim.tokens, evidence_tokens)
+        or _negation_mismatch(claim.tokens, evidence_tokens, source.negated)
         or _role_swap(
             claim.tokens,
             evidence_tokens,
@@ -1335,6 +1405,8 @@ def _substitution(
                 _one_way_synonyms(token, other) or _compound_of(_bare_word(token.raw), _bare_word(other.raw))
             ):
                 continue  # "part" for "share", "bookshop" for "shop": the same thing in other words
+            if not verb and not _same_kind(token, other):
+                continue  # "dad" for "father", "years" where it has "library's": not a swap of things
             return token, other
     return None
 
@@ -1358,7 +1430,7 @@ def _words_with_verbness(tokens: Sequence[Token]) -> list[tuple[Token, bool]]:
     subject ("the shop rents")."""
     words: list[tuple[Token, bool]] = []
     previous: Token | None = None
-    for token in tokens:
+    for position, token in enumerate(tokens):
         if token.kind == BREAK:
             previous = None
             continue
@@ -1367,11 +1439,19 @@ def _words_with_verbness(tokens: Sequence[Token]) -> list[tuple[Token, bool]]:
             verb = token.kind == WORD and is_verb_form(word)
             if verb:
                 after_helper = previous is not None and (previous.norm in AUXILIARIES or previous.norm in _VERB_HELPERS)
+                # "two domestic grills, a long oak worktop": an -s word that ends its phrase is a
+                # plural noun; "the shop rents the room" goes on to what it rents.
+                ends_phrase = (
+                    position + 1 >= len(tokens)
+                    or tokens[position + 1].kind == BREAK
+                    or (tokens[position + 1].norm in {"and", "or"})
+                )
                 after_subject = (
                     previous is not None
                     and previous.kind in {WORD, PROPER}
                     and (previous.content or previous.kind == PROPER)
                     and word.endswith("s")
+                    and not ends_phrase
                 )
                 # "a new heating system": an -ing word after an article or an adjective is a noun.
                 ing_noun = word.endswith("ing") and (
@@ -1395,11 +1475,25 @@ _RELATIONS = frozenset(
     {"after", "before", "since", "until", "during", "from", "above", "below", "more", "most", "only"}
     | {"inside", "outside", "alongside", "behind", "beside", "beyond", "former", "old"}
 )
+_DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 _DETERMINERS = frozenset(
     {"the", "a", "an", "its", "their", "his", "her", "our", "your", "this", "that", "these", "those"}
     | {"each", "every", "some", "any", "no", "one", "per"}
 )
 _VERB_HELPERS = frozenset({"to", "will", "would", "shall", "she", "he", "they", "we", "i", "you", "who", "it", "not"})
+
+
+def _same_kind(one: Token, other: Token) -> bool:
+    """Two words that can name things of one kind, so that one in the other's place changes the
+    fact: two nouns ("evening" / "morning", "oven" / "grill", "family" / "private" cubicles), or
+    two adjectives not of one WordNet cluster ("wooden" / "metal", but not "soggy" / "wet"). A
+    noun where the article has only an adjective or adverb ("space" / "long", "refit" /
+    "roughly") or a word WordNet does not know ("risograph") is the sentence reworded, not a
+    swap: at most a word of the draft's own, which the coverage check counts."""
+    ours, theirs = _bare_word(one.raw), _bare_word(other.raw)
+    if is_noun(ours) and is_noun(theirs):
+        return True
+    return is_adjective(ours) and is_adjective(theirs) and not similar_adjectives(ours, theirs)
 
 
 def _one_way_synonyms(one: Token, other: Token) -> bool:
@@ -1483,7 +1577,9 @@ def _prefix_opposites(stem: str) -> list[str]:
     return forms
 
 
-def _negation_mismatch(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> str:
+def _negation_mismatch(
+    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], article_negated: frozenset[str] = frozenset()
+) -> str:
     """A negation on one side must meet a negation on the other over the same words.
 
     Each negation governs the next two content words. Where the claim negates words the
@@ -1496,10 +1592,24 @@ def _negation_mismatch(claim_tokens: Sequence[Token], evidence_tokens: Sequence[
     evidence_negated = set().union(*evidence_scopes)
     evidence_all = evidence_negated | evidence_plain
     claim_all = claim_negated | claim_plain
+    # The evidence's negated words as tokens, so that a "not" over a paraphrase ("couldn't be
+    # fixed" for "could not be mended") is the same "not".
+    negated_words = [token for token in evidence_tokens if token.norm in evidence_negated and token.kind == WORD]
+    by_norm = {token.norm: token for token in claim_tokens}
     for scope in claim_scopes:
         shared = (scope - claim_plain) & evidence_all
-        if shared and not scope & evidence_negated:
-            return 'The article says the opposite: it states this without a "not".'
+        if not shared or scope & evidence_negated or scope & article_negated:
+            # Negated here too, or negated in another sentence of the article ("never made
+            # sense" said in the next sentence): the evidence nearest the claim lacks the
+            # "not", it does not deny it.
+            continue
+        if any(
+            by_norm[norm].kind == WORD and _paraphrased(by_norm[norm], negated_words)
+            for norm in scope
+            if norm in by_norm
+        ):
+            continue
+        return 'The article says the opposite: it states this without a "not".'
     for scope in evidence_scopes:
         shared = (scope - evidence_plain) & claim_all
         if shared and not scope & claim_negated:
@@ -1550,7 +1660,15 @@ def _verb_norms(tokens: Sequence[Token]) -> set[str]:
         following_determiner = position + 1 < len(tokens) and tokens[position + 1].norm in _DETERMINERS
         if token.kind == WORD and (token.content or token.key) and not token.derived and is_verb_form(word):
             after_helper = previous is not None and (previous.norm in AUXILIARIES or previous.norm in _VERB_HELPERS)
-            ing_noun = word.endswith("ing") and (previous is None or previous.norm in _DETERMINERS)
+            if after_helper and previous is not None and previous.norm in _DEMONSTRATIVES and is_noun(word):
+                after_helper = False  # "this summer", "that evening": a determiner and its noun
+            # "evening", "building", "meeting": an -ing word that is a noun in its own right is
+            # one unless a helper makes it a verb ("we're running", "is building").
+            ing_noun = word.endswith("ing") and (
+                previous is None
+                or previous.norm in _DETERMINERS
+                or (not after_helper and word in wordnet().nouns and word not in wordnet().verbs)
+            )
             if (
                 PAST.search(word)
                 or word in IRREGULAR
@@ -1565,6 +1683,9 @@ def _verb_norms(tokens: Sequence[Token]) -> set[str]:
 
 
 def _swap_kind(token: Token) -> str:
+    # A year is a date, not a count: "300 members ... in 2017" cannot trade "2017" for "1,400".
+    if token.kind == NUMBER and re.fullmatch(r"(?:19|20)\d\d", token.norm):
+        return DATE
     return PROPER if token.kind == MODEL else token.kind
 
 
@@ -1630,6 +1751,8 @@ def _role_swap(
                     continue  # "Seaview's Sandra Whitlow ... English": a name is not what roles turn on
                 if (kinds[a] != kinds[b] or kinds[a] == WORD) and not pivots[c]:
                     continue  # words trade roles around a verb; names and numbers around any word
+                if kinds[a] != kinds[b] and not shared[a].key:
+                    continue  # a fact and an ordinary word ("four classes went ... ask"): only reordered
                 if (
                     kinds[a] == WORD
                     and sentence_of is not None

@@ -117,6 +117,8 @@ _NUMBER_WORD = (
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
 )
+# One number written as a word ("seven"), for patterns built around it.
+NUMBER_WORD = _NUMBER_WORD
 # Numbers written in words over several words: "six hundred", "seven hundred and fifty
 # thousand", "eighty-four", "two and a half" (converted to digits before tokenizing).
 NUMBER_WORDS = re.compile(
@@ -417,6 +419,11 @@ class WordNet:
     antonyms: dict[str, set[str]]
     # Irregular verb and noun forms ("children" -> "child", "stood" -> "stand").
     irregular: dict[str, str]
+    # The lemmas it knows as nouns and as adjectives, and for an adjective the head adjectives
+    # of the clusters its senses belong to ("soggy" -> "wet").
+    nouns: frozenset[str]
+    adjectives: frozenset[str]
+    similar: dict[str, list[str]]
 
 
 @functools.cache
@@ -433,6 +440,9 @@ def wordnet() -> WordNet:
         synonyms=table["synonyms"],
         antonyms=antonyms,
         irregular=table["irregular"],
+        nouns=frozenset(table["nouns"]),
+        adjectives=frozenset(table["adjectives"]),
+        similar=table["similar"],
     )
 
 
@@ -480,6 +490,23 @@ def lemmas(word: str) -> tuple[str, ...]:
             if len(base) > 2 and base[-1] == base[-2]:
                 candidates.append(base[:-1])  # "stepped" -> "stepp" -> "step"
     return tuple(dict.fromkeys(candidate for candidate in candidates if candidate in known))
+
+
+def is_noun(word: str) -> bool:
+    return any(lemma in wordnet().nouns for lemma in lemmas(word))
+
+
+def is_adjective(word: str) -> bool:
+    return any(lemma in wordnet().adjectives for lemma in lemmas(word))
+
+
+def similar_adjectives(one: str, other: str) -> bool:
+    """ "soggy" and "wet": one adjective's sense belongs to the other's cluster in WordNet."""
+    table = wordnet()
+    ones, others = set(lemmas(one)), set(lemmas(other))
+    return any(others & set(table.similar.get(lemma, ())) for lemma in ones) or any(
+        ones & set(table.similar.get(lemma, ())) for lemma in others
+    )
 
 
 def is_ordinary_word(word: str) -> bool:

@@ -37,6 +37,7 @@ from posting.gate.lexicon import (
     MONTHS,
     NEGATIONS,
     NOT_SUPERLATIVE,
+    NUMBER_WORD,
     NUMBER_WORDS,
     PAST,
     PERIODS,
@@ -293,8 +294,14 @@ def _normalise(text: str) -> str:
     if "ather" in text or "nstead" in text:
         # "rather than X" and "instead of X" deny X as surely as "not X" does.
         text = DENIAL.sub(" not ", text)
+    if A_SCALE.search(text):
+        # "a hundred and forty" is one number, as "one hundred and forty" is.
+        text = A_SCALE_AND.sub(r"one \1", text)
     if NUMBER_WORDS.search(text):
         text = NUMBER_WORDS.sub(_number_words_replacement, text)
+    if " in " in text:
+        # "seven in ten" and "70%" are one proportion, "one in 100" is 1%.
+        text = IN_TEN.sub(_in_ten_replacement, text)
     if ORDINAL.search(text):
         # "its tenth birthday" is its 10th; "a tenth of" stays a fraction.
         text = ORDINAL.sub(lambda match: f"{match.group(1)} {ORDINALS[match.group(2).lower()]}", text)
@@ -393,6 +400,22 @@ ORDINALS = {
 ORDINAL = re.compile(rf"\b(the|its|our|their|his|her|this|\w+'s)\s+({'|'.join(ORDINALS)})\b(?!\s+of\b)", re.IGNORECASE)
 HALF_SCALE = re.compile(r"\bhalf an? (hundred|thousand|million|billion)\b", re.IGNORECASE)
 A_SCALE = re.compile(r"\ba (hundred|thousand|million|billion)\b", re.IGNORECASE)
+A_SCALE_AND = re.compile(
+    rf"\ba (hundred|thousand|million|billion)\b(?=(?:\s+and)?[\s-]+{NUMBER_WORD}\b)", re.IGNORECASE
+)
+IN_TEN = re.compile(rf"\b(\d{{1,2}}|{NUMBER_WORD}) in (10|ten|100|a hundred)\b", re.IGNORECASE)
+
+
+def _in_ten_replacement(match: re.Match[str]) -> str:
+    count = WORD_NUMBERS.get(match.group(1).lower(), "1" if match.group(1).lower() == "one" else match.group(1))
+    if not count.isdigit():
+        return match.group(0)
+    whole = 10 if match.group(2).lower() in {"10", "ten"} else 100
+    if int(count) > whole:
+        return match.group(0)
+    return f"{int(count) * 100 // whole} percent"
+
+
 DOZENS = re.compile(r"\b(?:(half) a|(a|an|\w+)) dozen\b", re.IGNORECASE)
 TIME_RANGE = re.compile(r"\b(\d{1,2}(?::\d{2})?)\s*(to|-|until|till)\s*(\d{1,2}(?::\d{2})?)\s*([ap])\.?m\b", re.I)
 

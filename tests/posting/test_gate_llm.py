@@ -159,7 +159,10 @@ def test_a_supported_answer_citing_a_sentence_without_the_claims_number_is_vetoe
     # given a paraphrase the gate cannot settle alone, and a model that says "supported"
     # citing the mechanics sentence, which has no 20 percent and no Jane Smith
     llm.script(Reply.ok({"verdict": "supported", "sentences": [2], "reason": "Sentence 2 says so."}))
-    draft = drafted(account, "Jane Smith said shoppers wanted 20 percent more electric cargo bikes in 2025.")
+    # (its own words, "queued overnight" and "wanting", are more than a paraphrase may carry)
+    draft = drafted(
+        account, "Jane Smith said shoppers queued overnight, wanting 20 percent more electric cargo bikes in 2025."
+    )
 
     gated = draft_gate(draft_id=draft.pk)
 
