@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -153,6 +155,16 @@ VOCABULARIES: dict[str, Vocabulary] = {
             "running weight endurance mobility health"
         ),
     ),
+    # Yoga, pilates, meditation and massage studios: a gym's words (workout, strength, cardio)
+    # miss what their customers read about: breath, calm, stress, sleep, posture.
+    "wellbeing": Vocabulary(
+        _words("yoga pilates meditation mindfulness wellbeing wellness holistic massage reiki retreat"),
+        _words(
+            "yoga pilates meditation mindfulness breath breathing breathwork relaxation relax calm stress "
+            "anxiety wellbeing wellness mental sleep posture flexibility balance stretch stretching pose mat "
+            "retreat class teacher studio session therapy therapist holistic massage spine"
+        ),
+    ),
     "real_estate": Vocabulary(
         _words("real estate property estate agent letting realtor housing"),
         _words(
@@ -286,6 +298,26 @@ def industry_vocabulary(industry: str) -> tuple[str, ...]:
     for key, vocabulary in VOCABULARIES.items():
         names = {key, *vocabulary.aliases}
         if words & names or industry.strip().lower() in names:
+            terms.extend(vocabulary.terms)
+    return tuple(dict.fromkeys(terms))
+
+
+def vocabularies_used_in(texts: Iterable[str], *, min_terms: int, min_share: float) -> tuple[str, ...]:
+    """The terms of the trade vocabularies a business's own posts keep using.
+
+    For a business whose free-text industry names none of our trades ("Artisan loaf maker",
+    or no industry at all) its own posts still say what it is: a vocabulary counts when at
+    least ``min_terms`` of its distinct terms, and at least ``min_share`` of them, occur in
+    the posts (a plural "s" folded). A hi-fi dealer's posts that mention a "price" and a
+    "home" do not make it an estate agent; eleven dental words make a dental clinic."""
+    seen: set[str] = set()
+    for text in texts:
+        for word in re.findall(r"[a-z][a-z'&-]*", text.lower()):
+            seen.update({word, word.removesuffix("s")})
+    terms: list[str] = []
+    for vocabulary in VOCABULARIES.values():
+        hits = {term for term in vocabulary.terms if term in seen}
+        if len(hits) >= min_terms and len(hits) / len(vocabulary.terms) >= min_share:
             terms.extend(vocabulary.terms)
     return tuple(dict.fromkeys(terms))
 

@@ -18,6 +18,7 @@ the command has no account setting, so it shows the caption Landed would write.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from posting.voice.stats import voice_exemplars, voice_stats
 
 PLATFORMS = (FACEBOOK, INSTAGRAM)
 MAX_FILE_BYTES = 2 * 1024 * 1024
+# Characters no text file holds (binary data read as Windows-1252).
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 BORROWED_HABITS = ("post_count", "person", "person_rate", "you_rate", "punctuation")
 
 
@@ -61,23 +64,36 @@ class ArticleFile:
     body: str
 
 
+BUSINESS_KEYS = ("name", "industry", "own_names", "facebook_posts", "instagram_posts")
+
+
 def business_file_load(path: Path) -> BusinessFile:
+    """Every key of the public format must be there (``""`` or ``[]`` for none): a file that
+    lost a key by mistake is told so, rather than ranked as a business that never posts."""
     data = _json_load(path)
     if not isinstance(data, dict):
         raise CheckInputError(f"{path}: the business file must be a JSON object.")
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
+    if "name" in data and (not isinstance(name, str) or not name.strip()):
         raise CheckInputError(f'{path}: "name" must be a non-empty string.')
     industry = data.get("industry", "")
     if not isinstance(industry, str):
-        raise CheckInputError(f'{path}: "industry" must be a string.')
+        raise CheckInputError(f'{path}: "industry" must be a string ("" when unknown).')
     lists = {}
     for key in ("own_names", "facebook_posts", "instagram_posts"):
         value = data.get(key, [])
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise CheckInputError(f'{path}: "{key}" must be a list of strings.')
+            raise CheckInputError(f'{path}: "{key}" must be a list of strings ([] when there are none).')
         lists[key] = [item for item in value if item.strip()]
-    return BusinessFile(name=name.strip(), industry=industry.strip(), **lists)
+    # Only the name is required: a business with no industry, no own names or no posts on a
+    # platform is a real business (a new customer), and other tools write these files; an
+    # absent list or industry is read as empty rather than failing the whole run.
+    if "name" not in data:
+        raise CheckInputError(
+            f"{path}: missing 'name'; a business file has "
+            f'{", ".join(repr(key) for key in BUSINESS_KEYS)} ("" or [] for none).'
+        )
+    return BusinessFile(name=str(name).strip(), industry=industry.strip(), **lists)
 
 
 def article_file_load(path: Path) -> ArticleFile:
@@ -88,13 +104,24 @@ def article_file_load(path: Path) -> ArticleFile:
     return ArticleFile(name=path.name, title=head.strip(), body=body.strip())
 
 
-def articles_dir_load(path: Path) -> list[ArticleFile]:
+def articles_dir_load(path: Path, *, empty: list[str] | None = None) -> list[ArticleFile]:
+    """Every file in the folder (hidden ones aside) is an article. An empty file is kept as an
+    article with nothing in it (it ranks last, not relevant) and its name added to ``empty``,
+    so that one blank file does not cost the ranking of all the others."""
     if not path.is_dir():
         raise CheckInputError(f"{path}: not a directory of article files.")
     files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise CheckInputError(f"{path}: no article files in it.")
-    return [article_file_load(p) for p in files]
+    articles = []
+    for file in files:
+        if not _text_load(file).strip():
+            if empty is not None:
+                empty.append(file.name)
+            articles.append(ArticleFile(name=file.name, title="", body=""))
+            continue
+        articles.append(article_file_load(file))
+    return articles
 
 
 def business_topic(business: BusinessFile, *, vocabularies: bool = True) -> BusinessTopic:
@@ -194,15 +221,24 @@ def compose_check(
 
 
 def _text_load(path: Path) -> str:
+    """UTF-8 (with or without a byte-order mark); failing that, Windows-1252, the usual
+    encoding of text saved by older Windows editors, when it reads as text. Line endings
+    become "\\n" whatever wrote them."""
     if not path.is_file():
         raise CheckInputError(f"{path}: no such file.")
     data = path.read_bytes()
     if len(data) > MAX_FILE_BYTES:
         raise CheckInputError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB.")
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise CheckInputError(f"{path}: not UTF-8 text.") from None
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            text = ""
+        if not text or CONTROL_RE.search(text):
+            raise CheckInputError(f"{path}: not UTF-8 text (nor Windows-1252 text).") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _json_load(path: Path) -> Any:

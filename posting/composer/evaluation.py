@@ -17,6 +17,7 @@ Measured:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -105,9 +106,13 @@ class SplitScore:
         }
 
 
-def split_evaluate(*, split: str, data_dir: Path = DATA_DIR, vocabularies: bool = True) -> SplitScore:
+def split_evaluate(
+    *, split: str, data_dir: Path = DATA_DIR, vocabularies: bool = True, industries: bool = True
+) -> SplitScore:
     """Score one split. ``vocabularies=False`` ranks without our trade vocabularies: relevance
-    for businesses whose trade we have no vocabulary for (drafts are composed as usual)."""
+    for businesses whose trade we have no vocabulary for (drafts are composed as usual).
+    ``industries=False`` ranks with every business's industry left blank: relevance for an
+    industry written in words we cannot map, known only from the business's own posts."""
     root = data_dir / split
     labels = _labels_load(root / "labels.json")
     articles = [article_file_load(path) for path in sorted((root / "articles").glob("*.txt"))]
@@ -116,7 +121,7 @@ def split_evaluate(*, split: str, data_dir: Path = DATA_DIR, vocabularies: bool 
     by_name = {article.name: article for article in articles}
     pairs = [tuple(pair) for pair in labels.get("_same_story", [])]
     score = SplitScore(
-        split=split if vocabularies else f"{split} (no vocabularies)",
+        split=split + ("" if vocabularies else " (no vocabularies)") + ("" if industries else " (no industry)"),
         articles=len(articles),
         same_story_pairs=len(pairs),
     )
@@ -125,7 +130,11 @@ def split_evaluate(*, split: str, data_dir: Path = DATA_DIR, vocabularies: bool 
             continue
         business = business_file_load(root / "businesses" / f"{slug}.json")
         score.businesses += 1
-        ranked = relevance_rank(business=business, articles=articles, vocabularies=vocabularies)
+        ranked = relevance_rank(
+            business=business if industries else dataclasses.replace(business, industry=""),
+            articles=articles,
+            vocabularies=vocabularies,
+        )
         wanted = set(label.get("relevant", []))
         chosen = [row["article"] for row in ranked if row["relevant"]]
         score.true_positives += len(wanted & set(chosen))

@@ -146,3 +146,91 @@ def test_with_a_key_compose_check_uses_the_model_only_when_its_post_passes_the_g
     assert fell_back["composer"] == "extractive" and "99" not in fell_back["draft"]
     assert fell_back["gate"]["verdict"] == "passed"
     assert "failed the factual gate twice" in fell_back["fallback_reason"]
+
+
+def test_a_business_file_without_a_name_is_a_clear_error_and_absent_lists_read_as_empty(tmp_path: Path) -> None:
+    nameless = tmp_path / "nameless.json"
+    nameless.write_text(json.dumps({"industry": "Bakery", "facebook_posts": []}))
+    for command in (
+        ("relevance_rank", "--business", str(nameless), "--articles", str(ARTICLES), "--json"),
+        ("compose_check", "--business", str(nameless), "--article", str(FLOUR), "--platform", "facebook_page"),
+    ):
+        with pytest.raises(CommandError, match="missing 'name'"):
+            run(*command)
+
+    # A file that leaves out lists it has nothing for is read as if they were [] (a new
+    # business, or another tool's file): the same answers as with the empty lists written out.
+    sparse = tmp_path / "sparse.json"
+    sparse.write_text(json.dumps({"name": "New Bakery", "industry": "Bakery"}))
+    full = tmp_path / "full.json"
+    full.write_text(
+        json.dumps(
+            {"name": "New Bakery", "industry": "Bakery", "own_names": [], "facebook_posts": [], "instagram_posts": []}
+        )
+    )
+    ranked = [
+        json.loads(run("relevance_rank", "--business", str(b), "--articles", str(ARTICLES), "--json"))
+        for b in (sparse, full)
+    ]
+    assert ranked[0] == ranked[1]
+
+
+def test_a_business_with_no_posts_at_all_still_gets_a_ranking_and_a_passing_draft(tmp_path: Path) -> None:
+    business = tmp_path / "b.json"
+    business.write_text(
+        json.dumps({"name": "New Bakery", "industry": "", "own_names": [], "facebook_posts": [], "instagram_posts": []})
+    )
+
+    ranked = json.loads(run("relevance_rank", "--business", str(business), "--articles", str(ARTICLES), "--json"))
+    for platform in ("facebook_page", "instagram"):
+        result = json.loads(
+            run("compose_check", "--business", str(business), "--article", str(FLOUR), "--platform", platform, "--json")
+        )
+        assert result["draft"] and result["gate"]["verdict"] == "passed"
+
+    assert len(ranked) == len(list(ARTICLES.glob("*.txt")))
+
+
+def test_windows_text_and_line_endings_read_as_the_same_article(tmp_path: Path) -> None:
+    # Windows-1252 bytes (a curly quote, a pound sign) and CRLF line endings, as an older
+    # Windows editor saves them: the same ranking and the same draft as the UTF-8 file.
+    original = FLOUR.read_text(encoding="utf-8").replace("'", "\u2019")
+    legacy = tmp_path / FLOUR.name
+    legacy.write_bytes(original.replace("\n", "\r\n").encode("cp1252"))
+    utf8 = tmp_path / "utf8.txt"
+    utf8.write_text(original, encoding="utf-8")
+
+    def draft(path: Path) -> dict:
+        return json.loads(
+            run(
+                "compose_check",
+                "--business",
+                str(BAKERY),
+                "--article",
+                str(path),
+                "--platform",
+                "facebook_page",
+                "--json",
+            )
+        )
+
+    assert draft(legacy) == draft(utf8)
+    assert draft(legacy)["relevant"] is True
+
+
+def test_an_empty_file_among_the_articles_ranks_last_and_costs_nothing_else(tmp_path: Path) -> None:
+    for path in sorted(ARTICLES.glob("food-0[12]*.txt")):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    (tmp_path / "blank.txt").write_text("\n\n")
+    err = StringIO()
+
+    out = StringIO()
+    call_command(
+        "relevance_rank", "--business", str(BAKERY), "--articles", str(tmp_path), "--json", stdout=out, stderr=err
+    )
+    ranked = json.loads(out.getvalue())
+
+    assert [row["article"] for row in ranked][-1] == "blank.txt"
+    assert ranked[-1] == {"article": "blank.txt", "score": 0.0, "relevant": False, "matched": []}
+    assert all(row["relevant"] for row in ranked[:-1])
+    assert "blank.txt: empty file" in err.getvalue()

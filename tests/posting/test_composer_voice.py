@@ -130,3 +130,26 @@ def test_the_same_story_from_two_outlets_is_one_story_and_a_different_story_is_n
 
     assert same_story(original, other_outlet)
     assert not same_story(original, different)
+
+
+def test_an_industry_we_cannot_map_gets_the_trade_vocabulary_its_own_posts_use() -> None:
+    # "Analogue emporium" names none of our trades; the posts' turntables, amplifiers and speakers
+    # say it is a hi-fi dealer, so an article that uses the trade's other words still ranks.
+    posts = [
+        "Our new turntable demo room opens on Friday.",
+        "We have rewired the amplifier bench and moved the speakers.",
+        "A reissue of a classic album on vinyl arrived this morning.",
+        "Bring your own record to our listening evening.",
+    ]
+    article = {
+        "title": "Cartridge and stylus makers report shortage",
+        "body": "Makers of phono cartridges and stylus tips warn of waits for preamp and tonearm parts.\n"
+        "Dealers selling hi-res streamer and DAC systems are less affected, the trade body said.",
+    }
+    unmapped = topic_build(industry="Analogue emporium", past_posts=posts)
+    named_nothing = topic_build(industry="Analogue emporium", past_posts=posts[:1])
+
+    assert relevance_score(topic=unmapped, **article).relevant
+    assert {"cartridge", "stylus"} & set(relevance_score(topic=unmapped, **article).matched)
+    # One post with one trade word is not enough to say which trade a business is in.
+    assert not relevance_score(topic=named_nothing, **article).relevant

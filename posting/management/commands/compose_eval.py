@@ -25,13 +25,20 @@ class Command(BaseCommand):
     help = "Score relevance, dedupe, voice and the offline composer on tests/data/compose/<split>."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--split", action="append", help="dev, blind (repeatable; default: every split present)")
+        parser.add_argument(
+            "--split", action="append", help="dev, blind, blind2 (repeatable; default: every split present)"
+        )
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--failures", action="store_true", help="list every miss")
         parser.add_argument(
             "--without-vocabularies",
             action="store_true",
             help="also rank without the trade vocabularies (how relevance does for a trade we have none for)",
+        )
+        parser.add_argument(
+            "--without-industry",
+            action="store_true",
+            help="also rank with every industry blank (how relevance does for an industry we cannot map)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -40,6 +47,8 @@ class Command(BaseCommand):
             scores = [split_evaluate(split=split) for split in splits]
             if options["without_vocabularies"]:
                 scores += [split_evaluate(split=split, vocabularies=False) for split in splits]
+            if options["without_industry"]:
+                scores += [split_evaluate(split=split, industries=False) for split in splits]
         except EvaluationSetError as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:

@@ -28,9 +28,12 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             business = business_file_load(Path(options["business"]))
-            articles = articles_dir_load(Path(options["articles"]))
+            empty: list[str] = []
+            articles = articles_dir_load(Path(options["articles"]), empty=empty)
         except CheckInputError as exc:
             raise CommandError(str(exc)) from None
+        for name in empty:
+            self.stderr.write(f"{name}: empty file, ranked as not relevant.")
         ranked = relevance_rank(business=business, articles=articles)
         if options["json"]:
             self.stdout.write(json.dumps(ranked, ensure_ascii=False))
