@@ -293,6 +293,11 @@ if ALARM_WEBHOOK_URL and not ALARM_WEBHOOK_SECRET and not DEBUG:
 EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
 # An open alarm is notified again at this interval until it resolves.
 ALARM_RENOTIFY_HOURS = env_float("ALARM_RENOTIFY_HOURS", 24.0)
+# One account may hold at most this many open alarms of one kind (40 failing custom feeds
+# must not page the operator 40 times): beyond it, the last one counts the rest.
+ALARMS_PER_ACCOUNT_KIND = env_int("ALARMS_PER_ACCOUNT_KIND", 5)
+# Customer-chosen text (feed, page and business names) in an alarm is quoted and cut to this.
+ALARM_CUSTOMER_TEXT_MAX_CHARS = env_int("ALARM_CUSTOMER_TEXT_MAX_CHARS", 80)
 # The jobs watchdog pings this after every run (healthchecks.io style), so that a dead
 # scheduler, which can alarm about nothing itself, is noticed from outside.
 WATCHDOG_HEARTBEAT_URL = env_str("WATCHDOG_HEARTBEAT_URL")
