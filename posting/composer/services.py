@@ -41,6 +41,28 @@ STORY_MEMORY = timedelta(days=14)
 BORROWED_HABITS = ("post_count", "person", "person_rate", "you_rate", "punctuation")
 
 
+def drafts_compose_dispatch() -> dict[str, int]:
+    """The compose job: one task per account that is not paused (``account_drafts_compose_task``),
+    each of which hands its new drafts to the gate.
+
+    One task composing every account in turn used the job's one time limit for all of them
+    and one worker slot: at 1,000 accounts the night's compose stage ran on one core while
+    the other idled, and the task limit bounded how many accounts could be served at all.
+    Queued once the caller's transaction commits; with eager tasks (the embedded default)
+    each account's compose runs inline.
+    """
+    from posting.tasks import account_drafts_compose_task
+
+    account_ids = list(Account.objects.filter(paused=False).order_by("pk").values_list("pk", flat=True))
+
+    def enqueue() -> None:
+        for account_id in account_ids:
+            account_drafts_compose_task.delay(account_id)
+
+    transaction.on_commit(enqueue)
+    return {"accounts": len(account_ids)}
+
+
 def drafts_compose_all() -> dict[str, int]:
     """Compose for every account that is not paused; one account's failure never stops the rest."""
     counts = {"accounts": 0, "drafts": 0, "accounts_failed": 0}
