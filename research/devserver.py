@@ -42,7 +42,7 @@ class StaticSiteServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self._httpd.server_address[0]}:{self.port}"
 
     def start(self) -> StaticSiteServer:
         # A short poll interval so that stop() returns promptly.
