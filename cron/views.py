@@ -22,10 +22,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from kombu import Connection
 
+from accounts.models import Account
 from cron.errors import JobRunNotEnqueued
 from cron.selectors import alarms_open, job_statuses, llm_usage_summary
 from cron.services import job_run_request
-from posting.models import Account
 from posting.selectors import account_funnel
 
 _BEARER = "Bearer "

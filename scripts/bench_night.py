@@ -192,7 +192,7 @@ def feed_plan(feeds: int) -> list[tuple[int, str]]:
 
 def serve_feeds(feeds: int, ready: Any, hits: Any, stop: Any) -> None:
     """The internet's feeds and pages, in their own process (no GIL shared with the stages)."""
-    from research.devserver import StaticSiteServer
+    from devkit.devserver import StaticSiteServer
 
     servers = [StaticSiteServer({}, host=f"127.0.0.{2 + h}").start() for h in range(min(FEED_HOSTS, feeds))]
     now = datetime.now(UTC)
@@ -261,7 +261,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-night-"))
     graph_port = free_port()
     sandbox = subprocess.Popen(  # noqa: S603 (our own interpreter and module)
-        [sys.executable, "-m", "publish.sandbox", "--port", str(graph_port), "--state", str(work / "graph.sqlite3")],
+        [sys.executable, "-m", "devkit.sandbox", "--port", str(graph_port), "--state", str(work / "graph.sqlite3")],
         cwd=ROOT,
         stdout=(work / "sandbox.log").open("wb"),
         stderr=subprocess.STDOUT,
@@ -468,7 +468,7 @@ def seed(args: argparse.Namespace, *, served: dict[str, Any], control: Any) -> t
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
 
-    from posting.models import Account, Membership, Platform
+    from accounts.models import Account, Membership, Platform
     from posting.voice.services import voice_import, voice_learn
     from publish.services import channel_connect_sandbox
     from research.models import Source, Subscription
@@ -584,8 +584,9 @@ def stage_research(counters: Any) -> dict[str, float]:
 
 
 def stage_compose_and_gate(counters: Any) -> tuple[dict[str, float], dict[str, float]]:
+    from accounts.models import Account
     from cron.models import JobRun
-    from posting.models import Account, Draft
+    from posting.models import Draft
 
     accounts = Account.objects.filter(paused=False).count()
     started = time.perf_counter()

@@ -10,6 +10,7 @@ from django.core import mail
 from django.test import override_settings
 from django.utils import timezone
 
+from accounts.models import Account
 from cron.jobs import JOBS, job_get
 from cron.models import Alarm, JobRun
 from cron.notify import alarm_notifications_deliver_pending
@@ -22,7 +23,7 @@ from cron.watchdogs import (
     watchdog_publishing,
     watchdog_research,
 )
-from posting.models import Account, Draft, LLMUsage
+from posting.models import Draft, LLMUsage
 from publish.models import Channel, ConnectEvent, Publication
 from research.models import ResearchRun, Source, Subscription
 from tests.cron.conftest import RecordingServer
