@@ -468,9 +468,9 @@ def seed(args: argparse.Namespace, *, served: dict[str, Any], control: Any) -> t
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
 
-    from accounts.models import Account, Membership, Platform
-    from posting.voice.services import voice_import, voice_learn
-    from publish.services import channel_connect_sandbox
+    from accounts.models import Account, Membership, Platform, Role
+    from posting.voice.services import voice_import, voice_learn_after_import
+    from publish.services import channel_bind
     from research.models import Source, Subscription
 
     trades = list(TRADES)
@@ -493,7 +493,7 @@ def seed(args: argparse.Namespace, *, served: dict[str, Any], control: Any) -> t
     users = User.objects.bulk_create([User(username=f"owner-{n}", password=password) for n in range(args.accounts)])
     Membership.objects.bulk_create(
         [
-            Membership(user=user, account=account, role=Membership.Role.OWNER)
+            Membership(user=user, account=account, role=Role.OWNER)
             for user, account in zip(users, accounts, strict=True)
         ]
     )
@@ -515,14 +515,14 @@ def seed(args: argparse.Namespace, *, served: dict[str, Any], control: Any) -> t
     for account in accounts:
         user = control("create_user", name=f"Owner of {account.name}")
         page = control("create_page", user_id=user["id"], name=account.name, ig_username=account.slug.replace("-", ""))
-        channel_connect_sandbox(
+        channel_bind(
             account=account,
             platform=Platform.FACEBOOK_PAGE,
             external_id=page["id"],
             name=page["name"],
             token=page["access_token"],
         )
-        channel_connect_sandbox(
+        channel_bind(
             account=account,
             platform=Platform.INSTAGRAM,
             external_id=page["instagram_id"],
@@ -538,7 +538,7 @@ def seed(args: argparse.Namespace, *, served: dict[str, Any], control: Any) -> t
                 {"text": f"Did you know? Local {TRADES[trade]['body']} love {TRADES[trade]['topics'][0]}. We do too."},
             ]
             voice_import(account=account, platform=platform, posts=posts, origin="bench")
-            voice_learn(account=account, platform=platform)
+            voice_learn_after_import(account=account, platform=platform)
     owners = {membership.account_id: membership.user for membership in Membership.objects.select_related("user")}
     return accounts, owners, unique_feeds
 
