@@ -492,10 +492,7 @@ def seed(args: argparse.Namespace, *, served: dict[str, Any], control: Any) -> t
     password = make_password(secrets.token_urlsafe(16))  # one hash: PBKDF2 per owner would dominate setup
     users = User.objects.bulk_create([User(username=f"owner-{n}", password=password) for n in range(args.accounts)])
     Membership.objects.bulk_create(
-        [
-            Membership(user=user, account=account, role=Role.OWNER)
-            for user, account in zip(users, accounts, strict=True)
-        ]
+        [Membership(user=user, account=account, role=Role.OWNER) for user, account in zip(users, accounts, strict=True)]
     )
     plan = feed_plan(len(served["feeds"]))
     sources = Source.objects.bulk_create(
