@@ -27,6 +27,8 @@ from cron.errors import JobRunNotEnqueued
 from cron.selectors import alarms_open, job_statuses, llm_usage_summary
 from cron.services import job_run_request
 from posting.selectors import account_funnel
+from publish.oauth.services import connect_funnel
+from publish.selectors import channels_paused
 
 _BEARER = "Bearer "
 
@@ -137,8 +139,6 @@ def ops(request: HttpRequest) -> HttpResponse:
     funnels = [
         (account, account_funnel(account=account, start=since, end=now)) for account in Account.objects.order_by("name")
     ]
-    from publish.oauth.services import connect_funnel
-    from publish.selectors import channels_paused
 
     context = {
         "alarms": alarms_open(),
