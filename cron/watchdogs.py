@@ -267,7 +267,7 @@ def _source_failing_conditions() -> list[Condition]:
     return conditions
 
 
-def _source_failure(source) -> dict[str, object]:
+def _source_failure(source: Source) -> dict[str, object]:
     # The feed URL is left out on purpose: a customer's custom feed may carry a key in it.
     return {"consecutive_failures": source.consecutive_failures, "last_error_kind": source.last_error_kind}
 

@@ -406,8 +406,8 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
     say(args, f"publish: {stages['publish']['wall_s']:.1f} s, reconcile done at {stages['reconcile']['wall_s']:.1f} s")
 
     memory = _worker_memory(workers)
-    queries = {k.decode(): int(v) for k, v in counters.hgetall("bench-night:queries").items()}
-    tasks = {k.decode(): int(v) for k, v in counters.hgetall("bench-night:finished").items()}
+    queries = _counts(counters, "bench-night:queries")
+    tasks = _counts(counters, "bench-night:finished")
     outcome = outcomes(control)
     floor = cpu_floor(served["pages"])
     publications = max(1, outcome["publications"])
@@ -439,6 +439,13 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
     report["target_s"] = 300
     report["research_politeness"] = {"host_delay_s": settings.RESEARCH_HOST_DELAY_S}
     return report
+
+
+def _counts(counters: Any, key: str) -> dict[str, int]:
+    """A Redis hash of counters (task name -> n) as text keys."""
+    return {
+        (name.decode() if isinstance(name, bytes) else str(name)): int(n) for name, n in counters.hgetall(key).items()
+    }
 
 
 def _test_database_url() -> str:
@@ -548,8 +555,8 @@ def _idle(counters: Any, prefixes: tuple[str, ...]) -> bool:
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     if broker.llen("celery"):
         return False
-    started = {k.decode(): int(v) for k, v in counters.hgetall("bench-night:started").items()}
-    finished = {k.decode(): int(v) for k, v in counters.hgetall("bench-night:finished").items()}
+    started = _counts(counters, "bench-night:started")
+    finished = _counts(counters, "bench-night:finished")
     return all(finished.get(name, 0) >= n for name, n in started.items() if name.startswith(prefixes))
 
 
@@ -700,9 +707,9 @@ def cpu_floor(pages: dict[str, bytes]) -> dict[str, float]:
     from posting.selectors import account_sign_offs
 
     started = time.process_time(), time.perf_counter()
-    for url, body in pages.items():
+    for url, page in pages.items():
         trafilatura.extract(
-            body, url=url, favor_precision=True, with_metadata=True, include_comments=False, output_format="json"
+            page, url=url, favor_precision=True, with_metadata=True, include_comments=False, output_format="json"
         )
     extract_s = time.perf_counter() - started[1]
     drafts = list(Draft.objects.select_related("article", "account"))
