@@ -13,6 +13,7 @@ from typing import Any
 import dj_database_url
 from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 from config.env import env_bool, env_float, env_int, env_list, env_str, fernet_key_problems, generated_secret
 from cron.jobs import beat_schedule
@@ -88,6 +89,8 @@ if DEBUG and importlib.util.find_spec("devkit") is not None:
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every response, from SECURE_CSP below.
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Static files (the admin's CSS) straight from gunicorn: no separate file server needed.
     # https://whitenoise.readthedocs.io/en/stable/django.html
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -143,6 +146,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The product's own stylesheet (static/landed/landed.css): styles come from files, which the
+# Content-Security-Policy allows, never from inline <style> or style attributes.
+STATICFILES_DIRS = [BASE_DIR / "static"]
 # collectstatic writes here; the Docker image collects at build time, into the image.
 STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 # Compressed copies (gzip) made at collectstatic, no manifest: a template can name a static
@@ -160,11 +166,16 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 # Only behind a proxy that sets X-Forwarded-Proto itself (and strips a client's): then a
 # request that reached the proxy over TLS counts as secure, so the CSRF origin check accepts
 # the browser's https:// Origin and the SSL redirect does not loop.
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("DJANGO_BEHIND_PROXY") else None
-SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+BEHIND_PROXY = env_bool("DJANGO_BEHIND_PROXY")
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_PROXY else None
+# Behind the TLS proxy, in production, plain HTTP is redirected and browsers are told to use
+# HTTPS for a year (HSTS) unless the environment says otherwise; without the proxy setting
+# the app cannot tell a TLS request from a plain one, so both stay off unless asked for.
+_TLS_DEFAULTS = BEHIND_PROXY and not DEBUG
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", _TLS_DEFAULTS)
 # Container health checks speak plain HTTP to the app's own port: never redirect them.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
-SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 31_536_000 if _TLS_DEFAULTS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
 X_FRAME_OPTIONS = "DENY"
@@ -237,6 +248,22 @@ _DIALOG_DEFAULT = (
 )
 GRAPH_DIALOG_BASE_URL = env_str("GRAPH_DIALOG_BASE_URL", _DIALOG_DEFAULT).rstrip("/")
 GRAPH_TIMEOUT_S = env_float("GRAPH_TIMEOUT_S", 15.0)
+
+# --- Content-Security-Policy (Django's SECURE_CSP) ------------------------------------
+# Scripts and styles only from this origin (the admin's too: Django's admin ships no inline
+# script or style); nothing may frame the app; forms post here or, for the connect flow's
+# redirect, to Meta's login dialog. Images may come from any https host: a draft shows its
+# article's picture where the article keeps it (referrerpolicy=no-referrer on the tag).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "https:", "data:", *(["http:"] if DEBUG else [])],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF, GRAPH_DIALOG_BASE_URL],
+}
 FACEBOOK_APP_ID = env_str("FACEBOOK_APP_ID").strip() or _SANDBOX_GRAPH["FACEBOOK_APP_ID"]
 FACEBOOK_APP_SECRET = env_str("FACEBOOK_APP_SECRET").strip() or _SANDBOX_GRAPH["FACEBOOK_APP_SECRET"]
 # Read-back policy: how many reads, how far apart, before a publication is unconfirmed.
@@ -301,6 +328,11 @@ if ALARM_WEBHOOK_URL and not ALARM_WEBHOOK_SECRET and not DEBUG:
 EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
 # An open alarm is notified again at this interval until it resolves.
 ALARM_RENOTIFY_HOURS = env_float("ALARM_RENOTIFY_HOURS", 24.0)
+# One account may hold at most this many open alarms of one kind (40 failing custom feeds
+# must not page the operator 40 times): beyond it, the last one counts the rest.
+ALARMS_PER_ACCOUNT_KIND = env_int("ALARMS_PER_ACCOUNT_KIND", 5)
+# Customer-chosen text (feed, page and business names) in an alarm is quoted and cut to this.
+ALARM_CUSTOMER_TEXT_MAX_CHARS = env_int("ALARM_CUSTOMER_TEXT_MAX_CHARS", 80)
 # The jobs watchdog pings this after every run (healthchecks.io style), so that a dead
 # scheduler, which can alarm about nothing itself, is noticed from outside.
 WATCHDOG_HEARTBEAT_URL = env_str("WATCHDOG_HEARTBEAT_URL")

@@ -77,7 +77,7 @@ JOBS: tuple[Job, ...] = (
     Job("research_feeds", "research.services.research_night_dispatch", _hours(3), _hours(1)),
     Job("extract_articles", "research.services.articles_extract_pending", _minutes(15), _minutes(15)),
     Job("learn_voices", "posting.voice.services.voices_learn_pending", _hours(1), _minutes(30)),
-    Job("compose_drafts", "posting.composer.services.drafts_compose_all", _hours(1), _minutes(30)),
+    Job("compose_drafts", "posting.composer.services.drafts_compose_dispatch", _hours(1), _minutes(30)),
     Job("gate_drafts", "posting.gate.services.drafts_gate_pending", _minutes(5), _minutes(10)),
     # Every 15 minutes so that each account's morning digest goes out soon after its local hour.
     Job("send_approval_digests", "cron.notify.approval_digests_send", _minutes(15), _minutes(15)),

@@ -50,6 +50,17 @@ DELIVERY_CLAIM = timedelta(minutes=5)
 DELIVERY_BATCH = 200
 
 
+def customer_text(text: str) -> str:
+    """Customer-chosen text (a feed's or page's title, a business name) as an alarm shows it:
+    quoted, with control characters escaped and cut to ALARM_CUSTOMER_TEXT_MAX_CHARS, so
+    that it reads as a name, cannot pose as the alarm's own words or span lines."""
+    limit = max(1, settings.ALARM_CUSTOMER_TEXT_MAX_CHARS)
+    text = str(text)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return json.dumps(text, ensure_ascii=False)
+
+
 def alarm_channels_configured() -> list[str]:
     """The channels an alarm notice goes to now (AlarmNotification.Channel values)."""
     channels: list[str] = []
@@ -165,7 +176,9 @@ def webhook_signature(*, secret: str, body: bytes) -> str:
 
 
 def _alarm_email(*, alarm: Alarm, event: str) -> bool:
-    account = f" ({alarm.account.name})" if alarm.account else ""
+    # The business name is the customer's: quoted, one line, bounded (a newline in a mail
+    # subject would make send_mail refuse the notice).
+    account = f" ({customer_text(alarm.account.name)})" if alarm.account else ""
     subject = f"[Landed] alarm {event}: {alarm.kind}{account}"
     body = render_to_string("cron/email/alarm.txt", {"alarm": alarm, "event": event, "site_url": settings.SITE_URL})
     try:

@@ -20,7 +20,7 @@ from accounts.models import Account
 from cron.errors import JobResultInvalid, JobRunNotEnqueued
 from cron.jobs import job_get
 from cron.models import Alarm, AlarmNotification, ApprovalDigest, DailyMetric, JobRun
-from cron.notify import alarm_channels_configured
+from cron.notify import alarm_channels_configured, customer_text
 from posting.selectors import account_funnel
 
 logger = logging.getLogger(__name__)
@@ -134,10 +134,65 @@ class Condition:
     account: Account | None = None
     subject: str = ""
     details: dict[str, Any] = field(default_factory=dict, compare=False)
+    # How a summary names several conditions of this kind ("sources failing"): used when
+    # one account has more than ALARMS_PER_ACCOUNT_KIND of them.
+    counted_as: str = field(default="", compare=False)
 
     @property
     def key(self) -> tuple[str, int | None, str]:
         return (self.kind, self.account.pk if self.account else None, self.subject)
+
+
+# The subject of the one alarm that counts an account's conditions beyond the cap.
+ALARM_SUMMARY_SUBJECT = "more"
+
+
+def _conditions_bounded(conditions: list[Condition]) -> list[Condition]:
+    """At most ALARMS_PER_ACCOUNT_KIND conditions per account and kind; beyond that, the
+    first cap - 1 stay as they are and one summary condition counts the rest.
+
+    The ones kept are those whose alarm is already open, then by subject, so the set of
+    alarms does not churn (resolve one, open another) from one watchdog run to the next.
+    Conditions without an account are the operator's own (a job, a platform) and are
+    not bounded here.
+    """
+    cap = max(1, settings.ALARMS_PER_ACCOUNT_KIND)
+    groups: dict[tuple[str, int], list[Condition]] = {}
+    accounts: dict[int, Account] = {}
+    bounded: list[Condition] = []
+    for condition in conditions:
+        if condition.account is None:
+            bounded.append(condition)
+        else:
+            accounts[condition.account.pk] = condition.account
+            groups.setdefault((condition.kind, condition.account.pk), []).append(condition)
+    for (kind, account_id), group in groups.items():
+        if len(group) <= cap:
+            bounded.extend(group)
+            continue
+        already_open = set(
+            Alarm.objects.filter(kind=kind, account_id=account_id, resolved_at__isnull=True).values_list(
+                "subject", flat=True
+            )
+        )
+        group.sort(key=lambda condition: (condition.subject not in already_open, condition.subject))
+        kept, rest = group[: cap - 1], group[cap - 1 :]
+        account = accounts[account_id]
+        counted_as = group[0].counted_as or f"{kind} conditions"
+        bounded.extend(kept)
+        bounded.append(
+            Condition(
+                kind=kind,
+                account=account,
+                subject=ALARM_SUMMARY_SUBJECT,
+                details={
+                    "summary": f"and {len(rest)} more {counted_as} for {customer_text(account.name)}",
+                    "more": len(rest),
+                    "subjects": [condition.subject for condition in rest[:20]],
+                },
+            )
+        )
+    return bounded
 
 
 def alarm_open(
@@ -197,8 +252,12 @@ def alarms_sync(*, kinds: set[str], conditions: list[Condition]) -> dict[str, in
     """Make the open alarms of ``kinds`` match the conditions a watchdog found true now.
 
     Each condition opens (or keeps) its alarm; every open alarm of these kinds whose
-    condition no longer holds is resolved. A watchdog passes only the kinds it owns.
+    condition no longer holds is resolved. A watchdog passes only the kinds it owns. One
+    account's conditions of one kind open at most ALARMS_PER_ACCOUNT_KIND alarms, the last
+    of which counts the rest (``_conditions_bounded``).
     """
+    found = len(conditions)
+    conditions = _conditions_bounded(conditions)
     current = {condition.key for condition in conditions}
     opened = 0
     for condition in conditions:
@@ -210,7 +269,7 @@ def alarms_sync(*, kinds: set[str], conditions: list[Condition]) -> dict[str, in
     for alarm in Alarm.objects.filter(kind__in=kinds, resolved_at__isnull=True).select_related("account"):
         if (alarm.kind, alarm.account_id, alarm.subject) not in current:
             resolved += int(alarm_resolve(kind=alarm.kind, account=alarm.account, subject=alarm.subject) is not None)
-    return {"conditions": len(conditions), "alarms_opened": opened, "alarms_resolved": resolved}
+    return {"conditions": found, "alarms_opened": opened, "alarms_resolved": resolved}
 
 
 def _open_alarms(*, kind: str, account: Account | None, subject: str) -> QuerySet[Alarm]:

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from accounts.models import Account
 from cron.jobs import job_get
+from cron.notify import customer_text
 from cron.selectors import JobState, job_statuses
 from cron.services import Condition, alarms_sync
 from posting.models import Draft, LLMUsage
@@ -31,7 +32,7 @@ from posting.selectors import drafts_awaiting_approval
 from publish.models import Channel, Publication
 from publish.oauth.services import connect_funnel
 from publish.selectors import channels_paused
-from research.models import ResearchRun, Source
+from research.models import ResearchRun, Source, Subscription
 
 logger = logging.getLogger(__name__)
 
@@ -225,24 +226,50 @@ def watchdog_research() -> dict[str, int]:
                     },
                 )
             )
+    conditions.extend(_source_failing_conditions())
+    return alarms_sync(kinds={Kind.RESEARCH_STARVED, Kind.SOURCE_FAILING}, conditions=conditions)
+
+
+def _source_failing_conditions() -> list[Condition]:
+    """A source failing N times in a row. A preset source (the operator's catalogue) is one
+    alarm for everyone; a custom feed is its subscribers' own, so its alarm belongs to each
+    subscribing account, where one account's many failing feeds are bounded and summarised
+    (alarms_sync), and its title, which the customer chose, is quoted and truncated.
+    """
+    conditions = []
     failing = Source.objects.filter(
         consecutive_failures__gte=settings.WATCHDOG_SOURCE_MAX_FAILURES, subscriptions__isnull=False
     ).distinct()
-    for source in failing:
-        # The feed URL is left out on purpose: a customer's custom feed may carry a key in it.
+    for source in failing.filter(industry__gt=""):
         conditions.append(
             Condition(
                 kind=Kind.SOURCE_FAILING,
                 subject=f"source:{source.pk}",
-                details={
-                    "source_id": source.pk,
-                    "title": source.title,
-                    "consecutive_failures": source.consecutive_failures,
-                    "last_error_kind": source.last_error_kind,
-                },
+                details={"source_id": source.pk, "title": customer_text(source.title), **_source_failure(source)},
             )
         )
-    return alarms_sync(kinds={Kind.RESEARCH_STARVED, Kind.SOURCE_FAILING}, conditions=conditions)
+    custom = Subscription.objects.filter(source__in=failing.filter(industry="")).select_related("source", "account")
+    for subscription in custom.order_by("account_id", "source_id"):
+        source = subscription.source
+        conditions.append(
+            Condition(
+                kind=Kind.SOURCE_FAILING,
+                account=subscription.account,
+                subject=f"source:{source.pk}",
+                details={
+                    "source_id": source.pk,
+                    "title": customer_text(subscription.title or source.title),
+                    **_source_failure(source),
+                },
+                counted_as="sources failing",
+            )
+        )
+    return conditions
+
+
+def _source_failure(source: Source) -> dict[str, object]:
+    # The feed URL is left out on purpose: a customer's custom feed may carry a key in it.
+    return {"consecutive_failures": source.consecutive_failures, "last_error_kind": source.last_error_kind}
 
 
 def watchdog_gate_llm() -> dict[str, int]:
@@ -343,7 +370,7 @@ def watchdog_publishing() -> dict[str, int]:
         | Q(status=Channel.Status.CONNECTED, token_expires_at__isnull=False, token_expires_at__lt=expiring_before)
     ).select_related("account")
     for channel in channels:
-        details = {"channel_id": channel.pk, "platform": channel.platform, "name": channel.name}
+        details = {"channel_id": channel.pk, "platform": channel.platform, "name": customer_text(channel.name)}
         if channel.status == Channel.Status.NEEDS_RECONNECT:
             kind = Kind.CHANNEL_NEEDS_RECONNECT
             details["reason"] = channel.status_reason
@@ -351,7 +378,13 @@ def watchdog_publishing() -> dict[str, int]:
             kind = Kind.TOKEN_EXPIRING
             details["expires_at"] = channel.token_expires_at.isoformat() if channel.token_expires_at else None
         conditions.append(
-            Condition(kind=kind, account=channel.account, subject=f"channel:{channel.pk}", details=details)
+            Condition(
+                kind=kind,
+                account=channel.account,
+                subject=f"channel:{channel.pk}",
+                details=details,
+                counted_as="channels needing reconnect" if kind == Kind.CHANNEL_NEEDS_RECONNECT else "tokens expiring",
+            )
         )
     conditions.extend(_long_pause_conditions(now=now))
     kinds = {Kind.PUBLICATIONS_STUCK, Kind.CHANNEL_NEEDS_RECONNECT, Kind.TOKEN_EXPIRING, Kind.CHANNEL_PAUSED_LONG}
@@ -373,13 +406,17 @@ def _long_pause_conditions(*, now: datetime) -> list[Condition]:
         details = {
             "channel_id": channel.pk,
             "platform": channel.platform,
-            "name": channel.name,
+            "name": customer_text(channel.name),
             "paused_since": started.isoformat(),
             "resumes_at": resumes_at.isoformat(),
         }
         conditions.append(
             Condition(
-                kind=Kind.CHANNEL_PAUSED_LONG, account=channel.account, subject=f"channel:{channel.pk}", details=details
+                kind=Kind.CHANNEL_PAUSED_LONG,
+                account=channel.account,
+                subject=f"channel:{channel.pk}",
+                details=details,
+                counted_as="channels paused for long",
             )
         )
     return conditions

@@ -42,7 +42,8 @@ class StaticSiteServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        host = self._httpd.server_address[0]
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{self.port}"
 
     def start(self) -> StaticSiteServer:
         # A short poll interval so that stop() returns promptly.

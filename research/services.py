@@ -256,8 +256,11 @@ def research_runs_finish(*, source_ids: list[int] | None = None, force: bool = F
             open_runs = open_runs.filter(
                 account_id__in=Subscription.objects.filter(source_id__in=source_ids).values("account_id")
             )
-        # Two feeds of one account finishing at once: one of them closes the run.
-        runs = list(open_runs.select_for_update(skip_locked=True, of=("self",)).order_by("pk"))
+        # Two feeds of one account finishing at once: the second waits for the first's lock
+        # and then reads what the first committed, so whichever finishes last sees every feed
+        # read and closes the run. (Skipping locked runs let both decide "not yet": the run
+        # stayed open until the night's deadline.) Locks are taken in pk order: no deadlock.
+        runs = list(open_runs.select_for_update(of=("self",)).order_by("pk"))
         if not runs:
             return 0
         account_ids = [run.account_id for run in runs]

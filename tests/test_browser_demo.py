@@ -113,6 +113,12 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+            # Whatever the Content-Security-Policy refuses (an inline style, a script) is
+            # reported on the console: the product must need none of it.
+            refused: list[str] = []
+            page.on(
+                "console", lambda message: refused.append(message.text) if "Content Security" in message.text else None
+            )
 
             # given: the login make run printed
             page.goto(f"{product.base_url}/")
@@ -144,6 +150,12 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
             permalink = landed.locator("a.permalink").get_attribute("href")
             assert permalink
             assert permalink.startswith(product.sandbox_url + "/p/")
+
+            # and: every customer page shows under the policy, styled from the stylesheet
+            for section in ("drafts", "channels", "sources", "voice", "history"):
+                page.goto(f"{product.base_url}/a/demo/{section}/")
+                expect(page.locator("header")).to_have_css("display", "flex")
+            assert refused == []
 
             # and: the permalink opens the live post on the (sandbox) platform
             page.goto(permalink)

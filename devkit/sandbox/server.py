@@ -10,9 +10,11 @@ from __future__ import annotations
 import contextlib
 import html
 import json
+import random
 import re
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,7 @@ CONTROL_METHODS = {
     "set_quota",
     "set_consent",
     "set_usage",
+    "set_latency",
     "set_appsecret_proof",
     "set_ig_token_shape",
     "set_engagement",
@@ -264,6 +267,17 @@ class GraphSandbox:
     def set_usage(self, app_call_count: int | None = None, business_call_count: int | None = None) -> None:
         """Send ``X-App-Usage`` / ``X-Business-Use-Case-Usage`` at these percentages on every answer."""
         self.store.meta_set("usage", {"app": app_call_count, "business": business_call_count})
+
+    def set_latency(self, min_ms: float = 0, max_ms: float = 0) -> None:
+        """Answer every Graph request after a uniformly random wait in [min_ms, max_ms]: the
+        round trip of the real API, which a pool of workers has to overlap."""
+        if min_ms < 0 or max_ms < min_ms:
+            raise ValueError("latency needs 0 <= min_ms <= max_ms")
+        self.store.meta_set("latency", {"min_ms": float(min_ms), "max_ms": float(max_ms)})
+
+    def latency_s(self) -> float:
+        latency = self.store.meta_get("latency", {"min_ms": 0.0, "max_ms": 0.0})
+        return random.uniform(latency["min_ms"], latency["max_ms"]) / 1000
 
     def set_ig_token_shape(self, shape: str = "data") -> None:
         """Instagram Login code exchange answers ``{"data": [{...}]}`` (documented) or ``flat`` (observed)."""
@@ -629,6 +643,9 @@ class _Handler(BaseHTTPRequestHandler):
         if hang_s and sandbox.stopping().wait(hang_s):
             self._drop()
             return
+        latency_s = sandbox.latency_s()
+        if latency_s:
+            time.sleep(latency_s)
         self._send(response)
 
     def _read_body(self, *, force_json: bool = False) -> dict[str, Any]:

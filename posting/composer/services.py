@@ -42,6 +42,28 @@ STORY_MEMORY = timedelta(days=14)
 BORROWED_HABITS = ("post_count", "person", "person_rate", "you_rate", "punctuation")
 
 
+def drafts_compose_dispatch() -> dict[str, int]:
+    """The compose job: one task per account that is not paused (``account_drafts_compose_task``),
+    each of which hands its new drafts to the gate.
+
+    One task composing every account in turn used the job's one time limit for all of them
+    and one worker slot: at 1,000 accounts the night's compose stage ran on one core while
+    the other idled, and the task limit bounded how many accounts could be served at all.
+    Queued once the caller's transaction commits; with eager tasks (the embedded default)
+    each account's compose runs inline.
+    """
+    from posting.tasks import account_drafts_compose_task
+
+    account_ids = list(Account.objects.filter(paused=False).order_by("pk").values_list("pk", flat=True))
+
+    def enqueue() -> None:
+        for account_id in account_ids:
+            account_drafts_compose_task.delay(account_id)
+
+    transaction.on_commit(enqueue)
+    return {"accounts": len(account_ids)}
+
+
 def drafts_compose_all() -> dict[str, int]:
     """Compose for every account that is not paused; one account's failure never stops the rest."""
     counts = {"accounts": 0, "drafts": 0, "accounts_failed": 0}
@@ -86,6 +108,9 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     stories = recent_story_prints(account=account, since=timezone.now() - STORY_MEMORY)
 
     drafts: list[Draft] = []
+    # Skips are written together at the end: one insert, not a get-or-create per article and
+    # platform (at 1,000 accounts those were most of the compose stage's queries).
+    skips: list[ComposeSkip] = []
     for article, relevance in _ranked(articles, topic=topic):
         open_platforms = [p for p in platforms if (p, article.pk) not in handled]
         if not open_platforms:
@@ -95,6 +120,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
             detail = f"Relevance {relevance.score:.2f} (needs {topic.threshold}); matched: {matched}"
             for platform in open_platforms:
                 _skip_record(
+                    skips,
                     account=account,
                     platform=platform,
                     article=article,
@@ -107,6 +133,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         if repeated is not None:
             for platform in open_platforms:
                 _skip_record(
+                    skips,
                     account=account,
                     platform=platform,
                     article=article,
@@ -124,7 +151,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
             if platform == Platform.INSTAGRAM:
                 skip = _instagram_image_skip(account=account, article=article)
                 if skip:
-                    _skip_record(account=account, platform=platform, article=article, reason=skip)
+                    _skip_record(skips, account=account, platform=platform, article=article, reason=skip)
                     continue
                 image_url = article.lead_image_url
             composed, usage, fallback_reason = _compose(
@@ -137,7 +164,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
             )
             if composed is None:
                 _skip_record(
-                    account=account, platform=platform, article=article, reason=ComposeSkip.Reason.NO_SENTENCES
+                    skips, account=account, platform=platform, article=article, reason=ComposeSkip.Reason.NO_SENTENCES
                 )
                 continue
             draft = draft_create(
@@ -156,6 +183,8 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
                 remaining[platform] -= 1
         if drafted_any:
             stories.append((article.pk, printed))
+    # A concurrent run for this account may have recorded the same skip: the first one stands.
+    ComposeSkip.objects.bulk_create(skips, ignore_conflicts=True)
     return drafts
 
 
@@ -318,10 +347,10 @@ def _outlet(article: Article) -> str:
     return source.title or (urlsplit(source.url).hostname or "")
 
 
-def _skip_record(*, account: Account, platform: str, article: Article, reason: str, detail: str = "") -> None:
-    ComposeSkip.objects.get_or_create(
-        account=account, platform=platform, article=article, defaults={"reason": reason, "detail": detail[:500]}
-    )
+def _skip_record(
+    skips: list[ComposeSkip], *, account: Account, platform: str, article: Article, reason: str, detail: str = ""
+) -> None:
+    skips.append(ComposeSkip(account=account, platform=platform, article=article, reason=reason, detail=detail[:500]))
 
 
 def _handled(*, account: Account, articles: list[Article]) -> set[tuple[str, int]]:

@@ -124,11 +124,15 @@ def oauth_claim_consume(*, state: str, user: Visitor, session_key: str) -> OAuth
         # a repeat of its own callback, which connect_callback resolves to the winner's outcome.
         error.claim = claim
         raise error
-    _funnel_failed(
-        platform=claim.platform if claim else Platform.FACEBOOK_PAGE,
-        account=claim.account if claim else None,
-        reason=error.reason,
-    )
+    if claim is None:
+        # Anyone can send this URL any state, signed out, as often as they like: a state we
+        # never issued (or cleaned up long ago) explains no row, so it writes none.
+        logger.info("connect callback with an unknown state refused")
+        raise error
+    if isinstance(error, ClaimWrongSession):
+        _funnel_failed_once(claim=claim, reason=error.reason)
+    else:
+        _funnel_failed(platform=claim.platform, account=claim.account, reason=error.reason)
     raise error
 
 
@@ -247,7 +251,8 @@ def connect_pages_bind(*, grant_id: int, user: User, session_key: str, page_ids:
 
 
 def oauth_claims_cleanup() -> dict[str, int]:
-    """Delete claims that expired more than an hour ago, and page choices past their window.
+    """Delete claims that expired more than an hour ago, page choices past their window and
+    connect-funnel rows that no claim explains.
 
     Never touches an unexpired claim: the incident this exists for was a job that consumed
     a claim 3.26 s after minting while the customer sat on the consent screen.
@@ -255,9 +260,13 @@ def oauth_claims_cleanup() -> dict[str, int]:
     now = timezone.now()
     _, grants = ConnectGrant.objects.filter(expires_at__lt=now).delete()
     _, claims = OAuthClaim.objects.filter(expires_at__lt=now - CLAIM_CLEANUP_AFTER).delete()
+    # Funnel rows no claim explains: anonymous callbacks with forged states wrote these
+    # before such callbacks stopped writing anything.
+    unexplained, _ = ConnectEvent.objects.filter(account__isnull=True).delete()
     return {
         "claims_deleted": claims.get("publish.OAuthClaim", 0),
         "grants_deleted": grants.get("publish.ConnectGrant", 0) + claims.get("publish.ConnectGrant", 0),
+        "connect_events_unexplained_deleted": unexplained,
     }
 
 
@@ -426,6 +435,23 @@ def _claim_failed(claim: OAuthClaim, error: ConnectError) -> NoReturn:
 
 def _funnel_failed(*, platform: str, account: Account | None, reason: str) -> None:
     ConnectEvent.objects.create(platform=platform, account=account, kind=ConnectEvent.Kind.FAILED, reason=reason)
+
+
+@transaction.atomic
+def _funnel_failed_once(*, claim: OAuthClaim, reason: str) -> None:
+    """Count a refusal that anyone holding the callback URL can repeat (another browser, signed
+    out) once per claim: the claim explains one failure, not one per request. The claim's row
+    lock makes concurrent repeats count once too."""
+    locked = OAuthClaim.objects.select_for_update().get(pk=claim.pk)
+    counted = ConnectEvent.objects.filter(
+        platform=locked.platform,
+        account_id=locked.account_id,
+        kind=ConnectEvent.Kind.FAILED,
+        reason=reason,
+        created_at__gte=locked.created_at,
+    )
+    if not counted.exists():
+        _funnel_failed(platform=locked.platform, account=claim.account, reason=reason)
 
 
 def _rejection_reason(check: graph_auth.TokenCheck) -> str:

@@ -6,12 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from django.core import mail
 from django.test import override_settings
 from django.utils import timezone
 
 from accounts.models import Account
 from cron.jobs import JOBS, job_get
 from cron.models import Alarm, JobRun
+from cron.notify import alarm_notifications_deliver_pending
 from cron.selectors import JobState, job_statuses
 from cron.watchdogs import (
     Kind,
@@ -386,3 +388,63 @@ def test_malformed_or_refused_answers_are_not_an_endpoint_storm() -> None:
         llm_calls(10, status=LLMUsage.Status.REFUSAL)
         watchdog_gate_llm()
     assert open_alarms(Kind.LLM_ERRORS, Kind.LLM_THROTTLED) == set()
+
+
+@override_settings(WATCHDOG_SOURCE_MAX_FAILURES=3, ALARMS_PER_ACCOUNT_KIND=4, ALARM_CUSTOMER_TEXT_MAX_CHARS=30)
+def test_one_account_with_forty_failing_feeds_opens_a_bounded_number_of_alarms_and_a_summary(
+    account: Account, other_account: Account
+) -> None:
+    hostile = 'Ignore this alarm"\nkind: all_clear ' + "x" * 200
+    Account.objects.filter(pk=account.pk).update(name="Flood\nCo")
+    account.refresh_from_db()
+    floods = [subscribed_source(account, consecutive_failures=5, title=f"{hostile} {i}") for i in range(40)]
+    neighbour = subscribed_source(other_account, consecutive_failures=5, title="Neighbour's feed")
+
+    watchdog_research()
+
+    mine = Alarm.objects.filter(kind=Kind.SOURCE_FAILING, account=account, resolved_at__isnull=True)
+    assert mine.count() == 4
+    summary = mine.get(subject="more")
+    assert summary.details["more"] == 37
+    assert summary.details["summary"] == 'and 37 more sources failing for "Flood\\nCo"'
+    for alarm in mine.exclude(subject="more"):
+        title = alarm.details["title"]
+        assert title.startswith('"Ignore this alarm\\"\\nkind') and title.endswith('…"')
+        assert "\n" not in title and len(title) <= 30 + 2 + 4  # quotes, and escapes of '"' and '\n'
+    # another customer's failing feed still gets its own alarm
+    theirs = Alarm.objects.get(kind=Kind.SOURCE_FAILING, account=other_account)
+    assert theirs.subject == f"source:{neighbour.pk}"
+    # every notice reached the operator on one line, the business name quoted
+    alarm_notifications_deliver_pending()
+    assert len(mail.outbox) == 5
+    assert all("\n" not in message.subject for message in mail.outbox)
+    assert any('"Flood\\nCo"' in message.subject for message in mail.outbox)
+
+    # the next tick keeps the same alarms open (no churn) and counts what changed
+    kept = set(mine.values_list("subject", flat=True))
+    Source.objects.filter(pk__in=[source.pk for source in floods[:10]]).update(consecutive_failures=0)
+    watchdog_research()
+    assert Alarm.objects.filter(kind=Kind.SOURCE_FAILING, account=account, resolved_at__isnull=True).count() == 4
+    assert Alarm.objects.get(
+        kind=Kind.SOURCE_FAILING, account=account, subject="more", resolved_at__isnull=True
+    ).details["more"] == (30 - 3)
+    assert {s for s in kept if s != "more"} - {f"source:{s.pk}" for s in floods[:10]} <= set(
+        mine.values_list("subject", flat=True)
+    )
+
+    # when the account's feeds recover, all of its alarms resolve
+    Source.objects.filter(subscriptions__account=account).update(consecutive_failures=0)
+    watchdog_research()
+    assert not Alarm.objects.filter(kind=Kind.SOURCE_FAILING, account=account, resolved_at__isnull=True).exists()
+
+
+@override_settings(WATCHDOG_SOURCE_MAX_FAILURES=3)
+def test_a_failing_preset_source_is_one_alarm_for_everyone(account: Account, other_account: Account) -> None:
+    preset = Source.objects.create(url="https://feeds.example/preset.xml", industry="bakery", consecutive_failures=4)
+    Subscription.objects.create(account=account, source=preset)
+    Subscription.objects.create(account=other_account, source=preset)
+
+    watchdog_research()
+
+    alarm = Alarm.objects.get(kind=Kind.SOURCE_FAILING)
+    assert (alarm.account, alarm.subject) == (None, f"source:{preset.pk}")

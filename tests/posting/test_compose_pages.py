@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.models import Account, Platform, Role
@@ -133,3 +135,33 @@ def test_the_drafts_page_lists_what_relevance_skipped_and_why(account: Account, 
     assert "Skipped: not about your business" in page
     assert page.count("Astronomers map a distant galaxy") == 1
     assert "Not about what the business is about" in page and "Relevance 0." in page
+
+
+@pytest.mark.django_db
+def test_many_retellings_of_one_story_cost_the_same_queries_as_a_few(
+    account: Account, django_assert_max_num_queries
+) -> None:
+    """Skips are recorded in one insert: a trade whose feeds retell one story forty times
+    (a busy night) must not cost a round trip per article and platform."""
+
+    def retellings(n: int, start: int) -> None:
+        for i in range(start, start + n):
+            article_create(
+                account,
+                title=f"Harbour City bike lanes, report {i}",
+                body="Harbour City opens 12 kilometres of protected bike lanes on the waterfront on 3 May.\n"
+                f"Mayor Ana Lopes expects 6,000 riders a day on the route, report {i} says.",
+            )
+
+    article_create(account)
+    retellings(3, 0)
+    with CaptureQueriesContext(connection) as few:
+        drafts_compose_for_account(account=account)
+    assert ComposeSkip.objects.filter(account=account, reason=ComposeSkip.Reason.SAME_STORY).count() == 6
+
+    ComposeSkip.objects.all().delete()
+    Draft.objects.all().delete()
+    retellings(40, 3)
+    with django_assert_max_num_queries(len(few.captured_queries) + 2):
+        drafts_compose_for_account(account=account)
+    assert ComposeSkip.objects.filter(account=account, reason=ComposeSkip.Reason.SAME_STORY).count() == 2 * 43

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from itertools import count
 
 import pytest
@@ -238,6 +239,31 @@ def test_compose_all_skips_paused_accounts() -> None:
 
     assert counts == {"accounts": 1, "drafts": 2, "accounts_failed": 0}
     assert not Draft.objects.filter(account=paused).exists()
+
+
+@pytest.mark.django_db
+def test_the_compose_job_queues_one_task_per_active_account(django_capture_on_commit_callbacks) -> None:
+    import redis
+    from django.conf import settings
+
+    from cron.jobs import job_get
+
+    accounts = [factories.account_create(name=f"Shop {n}", slug=f"shop-{n}") for n in range(3)]
+    factories.account_create(name="Paused", slug="paused", paused=True)
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker.delete("celery")
+
+    # when the cron job runs (on a broker: tasks go to the workers, none composes here)
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = job_get("compose_drafts").service_function()()
+
+    # then every active account has its own task, so the workers compose them side by side
+    queued = [json.loads(message) for message in broker.lrange("celery", 0, -1)]
+    broker.delete("celery")
+    assert counts == {"accounts": 3}
+    assert sorted(m["headers"]["task"] for m in queued) == ["posting.tasks.account_drafts_compose_task"] * 3
+    assert sorted(m["headers"]["argsrepr"] for m in queued) == sorted(f"({a.pk},)" for a in accounts)
+    assert not Draft.objects.exists()
 
 
 def test_extractive_sentence_numbers_are_the_gates_numbers() -> None:

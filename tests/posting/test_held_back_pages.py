@@ -274,7 +274,11 @@ def test_the_held_back_page_fits_a_390px_phone_without_sideways_scrolling(member
     draft = classified(account)
     Draft.objects.filter(pk=draft.pk).update(gate_reason="Held: " + "x" * 300 + " https://example.com/" + "a" * 200)
     page_file = tmp_path / "draft.html"
-    page_file.write_text(member_client.get(f"/a/{account.slug}/drafts/{draft.pk}/").content.decode())
+    html = member_client.get(f"/a/{account.slug}/drafts/{draft.pk}/").content.decode()
+    # Opened from a file, the page finds its stylesheet (static/landed/landed.css) by path.
+    stylesheet = Path(__file__).resolve().parents[2] / "static" / "landed" / "landed.css"
+    assert "/static/landed/landed.css" in html
+    page_file.write_text(html.replace("/static/landed/landed.css", stylesheet.as_uri()))
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])

@@ -118,8 +118,27 @@ def test_the_funnel_counts_started_callbacks_and_failures_by_reason(account, mem
         "bound": 0,
         # The repeat from the same browser is not a failure by itself: connect_callback
         # follows it to the first request's outcome (tests/publish/test_oauth_flow.py).
-        "failed": 2,
-        "failed_by_reason": {"cross_session": 1, "unknown_state": 1},
+        # A state we never issued explains no row (anyone can send one), so it is not counted.
+        "failed": 1,
+        "failed_by_reason": {"cross_session": 1},
     }
     assert funnel[Platform.INSTAGRAM]["started"] == 0
-    assert ConnectEvent.objects.filter(kind=ConnectEvent.Kind.FAILED, account=None).count() == 1
+    assert not ConnectEvent.objects.filter(account=None).exists()
+
+
+def test_cleanup_prunes_funnel_rows_that_no_claim_explains(account, member) -> None:
+    # given: rows that forged callbacks wrote before they stopped writing, and a real funnel
+    ConnectEvent.objects.bulk_create(
+        ConnectEvent(
+            platform=Platform.FACEBOOK_PAGE, account=None, kind=ConnectEvent.Kind.FAILED, reason="unknown_state"
+        )
+        for _ in range(300)
+    )
+    claim = _mint(account, member)
+    services.oauth_claim_consume(state=claim.state, user=member, session_key=SESSION)
+
+    counts = services.oauth_claims_cleanup()
+
+    assert counts["connect_events_unexplained_deleted"] == 300
+    assert not ConnectEvent.objects.filter(account=None).exists()
+    assert ConnectEvent.objects.filter(account=account).count() == 2  # started, callback

@@ -589,3 +589,37 @@ def test_a_double_submitted_page_choice_binds_once(
     assert Channel.objects.filter(account=account).count() == 2
     assert ConnectEvent.objects.filter(kind=ConnectEvent.Kind.BOUND).count() == 1
     assert not ConnectGrant.objects.exists()
+
+
+def database_rows() -> dict[str, int]:
+    """Rows in every table of the project and Django's own (sessions included)."""
+    from django.apps import apps
+
+    return {model._meta.label: model.objects.count() for model in apps.get_models()}
+
+
+@pytest.mark.django_db
+def test_forged_callbacks_insert_no_row_and_a_real_claim_explains_one_failure(
+    account: Account, member, member_client: Client, sandbox: GraphSandbox, fb_page: dict[str, Any]
+) -> None:
+    callback_url = consent(connect_start(member_client))
+    before = database_rows()
+
+    # when: 200 signed-out callbacks with forged, garbled or missing states, and the real
+    # callback URL replayed 50 times from other browsers
+    forged = [f"/connect/callback/?state=forged-{i:04d}-{'x' * 40}&code=c{i}" for i in range(150)]
+    forged += ["/connect/callback/?code=abc", "/connect/callback/", "/connect/callback/?state=%00&error=denied"] * 16
+    assert len(forged) >= 190
+    for url in forged:
+        assert Client().get(url).status_code == 400
+    for _ in range(50):
+        assert Client().get(callback_url).status_code == 400
+
+    # then: nothing was written but the one failure the real claim explains
+    after = database_rows()
+    changed = {label: (before[label], after[label]) for label in after if after[label] != before[label]}
+    assert changed == {"publish.ConnectEvent": (before["publish.ConnectEvent"], before["publish.ConnectEvent"] + 1)}
+    assert ConnectEvent.objects.get(kind=ConnectEvent.Kind.FAILED).reason == "cross_session"
+    assert token_exchanges(sandbox) == []
+    # and the owner still finishes
+    assert member_client.get(callback_url).status_code == 302

@@ -160,3 +160,55 @@ def test_an_accounts_slow_feeds_spend_its_own_nightly_fetch_budget(
     quick.refresh_from_db()
     slow.refresh_from_db()
     assert 0 < quick.fetch_seconds_last_run < 30 and slow.fetch_seconds_last_run == 50.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_whose_last_feed_finishes_while_another_feed_holds_the_run_is_still_finished(demo_site) -> None:
+    import threading
+
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    # given an account whose two feeds are both read (by two tasks finishing at once)
+    reader = factories.account_create(name="Reader", slug="reader")
+    first = services.source_subscribe(account=reader, url=f"{demo_site.base_url}{RSS_PATH}")
+    second = services.source_subscribe(account=reader, url=f"{demo_site.base_url}{ATOM_PATH}")
+    run = ResearchRun.objects.create(account=reader)
+    ResearchRun.objects.filter(pk=run.pk).update(started_at=timezone.now())
+    Source.objects.filter(pk__in=[first.pk, second.pk]).update(last_fetched_at=timezone.now())
+
+    # when the first feed's task holds the run (finishing, before it committed) and the
+    # second feed's task finishes meanwhile
+    holding, release = threading.Event(), threading.Event()
+
+    def first_task_finishing() -> None:
+        try:
+            with transaction.atomic():
+                ResearchRun.objects.select_for_update().get(pk=run.pk)
+                holding.set()
+                release.wait(timeout=30)
+        finally:
+            connection.close()
+
+    finished: list[int] = []
+
+    def second_task_finishing() -> None:
+        try:
+            finished.append(services.research_runs_finish(source_ids=[second.pk]))
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=first_task_finishing)
+    holder.start()
+    assert holding.wait(timeout=30)
+    finisher = threading.Thread(target=second_task_finishing)
+    finisher.start()
+    finisher.join(timeout=2)  # it waits for the lock (it used to skip the run and return)
+    release.set()
+    holder.join(timeout=30)
+    finisher.join(timeout=30)
+
+    # then the run is finished, not left open until the night's deadline
+    assert finished == [1]
+    run.refresh_from_db()
+    assert run.finished_at is not None and run.feeds_fetched == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 import requests
@@ -194,3 +195,16 @@ def test_usage_headers_creep_on_every_answer_when_set(graph: Graph, seeded: Seed
     assert json.loads(response.headers["X-App-Usage"])["call_count"] == 78
     [entry] = json.loads(response.headers["X-Business-Use-Case-Usage"])[seeded.page["id"]]
     assert entry["call_count"] == 91
+
+
+def test_latency_delays_every_graph_answer_but_not_the_control_api(graph: Graph, seeded: Seeded) -> None:
+    graph.sandbox.set_latency(min_ms=300, max_ms=300)
+
+    started = time.monotonic()
+    response = _publish(graph, seeded)
+    # A lower bound only: the wait is a sleep, so the answer can never come sooner.
+    assert time.monotonic() - started >= 0.3
+    assert response.status_code == 200
+
+    with pytest.raises(ValueError):
+        graph.sandbox.set_latency(min_ms=50, max_ms=10)
