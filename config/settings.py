@@ -310,6 +310,11 @@ WATCHDOG_GATE_MIN_DRAFTS = env_int("WATCHDOG_GATE_MIN_DRAFTS", 10)
 WATCHDOG_LLM_WINDOW_MINUTES = env_int("WATCHDOG_LLM_WINDOW_MINUTES", 60)
 WATCHDOG_LLM_MAX_ERRORS = env_int("WATCHDOG_LLM_MAX_ERRORS", 10)
 WATCHDOG_STUCK_MINUTES = env_int("WATCHDOG_STUCK_MINUTES", 60)
+# A failed (refused, never seen) publication keeps its account's alarm open this long, or
+# until it is retried.
+WATCHDOG_REFUSED_LOOKBACK_HOURS = env_int("WATCHDOG_REFUSED_LOOKBACK_HOURS", 72)
+# An account's source not read successfully for this long (while being tried) alarms for that account.
+WATCHDOG_SOURCE_FAILING_HOURS = env_int("WATCHDOG_SOURCE_FAILING_HOURS", 24)
 WATCHDOG_TOKEN_EXPIRY_DAYS = env_int("WATCHDOG_TOKEN_EXPIRY_DAYS", 7)
 # A channel paused for rate limits longer than this (from the start of the pause to its
 # planned end) opens an alarm.
