@@ -22,11 +22,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from kombu import Connection
 
+from cron.alarm_text import alarm_text
 from cron.errors import JobRunNotEnqueued
 from cron.selectors import alarms_open, job_statuses, llm_usage_summary
 from cron.services import job_run_request
-from posting.models import Account
-from posting.selectors import account_funnel
 
 _BEARER = "Bearer "
 
@@ -128,22 +127,59 @@ def _broker_ready() -> bool:
 @login_required
 @never_cache
 def ops(request: HttpRequest) -> HttpResponse:
-    """The operator's page: open alarms, job states, and for the last 24 h every account's
-    funnel, the connect funnel per platform and the language model's usage and key."""
+    """The operator's one screen: the fleet (one row per account, those needing a human
+    first, each with its 30-day funnel), open alarms, jobs, and the service-wide trends.
+    A fixed number of queries however many accounts there are (tests/cron/test_console.py)."""
     if not request.user.is_staff:
         raise PermissionDenied
-    now = timezone.now()
-    since = now - timedelta(hours=24)
-    funnels = [
-        (account, account_funnel(account=account, start=since, end=now)) for account in Account.objects.order_by("name")
-    ]
+    from cron.charts import STAGE_COLOURS, bar_chart, legend, line_chart
+    from cron.console import FUNNEL_LABELS, FUNNEL_STAGES, PLATFORM_SHORT, fleet, service_trends
     from publish.oauth.services import connect_funnel
     from publish.selectors import channels_paused
 
+    now = timezone.now()
+    since = now - timedelta(hours=24)
+    rows = fleet(now=now)
+    for row in rows:
+        series = [
+            (FUNNEL_LABELS[stage], colour, [day[stage] for day in row.funnel])
+            for stage, colour in zip(FUNNEL_STAGES, STAGE_COLOURS, strict=True)
+        ]
+        row.chart = line_chart(series=series, title=f"{row.account.name}: funnel, last 30 days")
+        row.legend = legend([(label, colour, sum(values)) for label, colour, values in series])
+        row.landed_by_platform = [
+            (PLATFORM_SHORT.get(platform, platform), counts) for platform, counts in sorted(row.landed.items())
+        ]
+    trends = service_trends(today=now.date())
+    charts = [
+        (
+            "Landed per day",
+            bar_chart(days=trends.days, stacks=[("landed", "#137333", trends.landed)], title="Landed per day"),
+            legend([("landed", "#137333", sum(trends.landed))]),
+        ),
+        (
+            "Job runs per day",
+            bar_chart(
+                days=trends.days,
+                stacks=[("ok", "#1a56db", trends.job_runs_ok), ("failed", "#b3261e", trends.job_runs_failed)],
+                title="Job runs per day",
+            ),
+            legend([("ok", "#1a56db", sum(trends.job_runs_ok)), ("failed", "#b3261e", sum(trends.job_runs_failed))]),
+        ),
+        (
+            "LLM calls and 429s per day",
+            line_chart(
+                series=[("calls", "#7e3af2", trends.llm_calls), ("429s", "#b3261e", trends.llm_throttled)],
+                title="LLM calls and 429s per day",
+            ),
+            legend([("calls", "#7e3af2", sum(trends.llm_calls)), ("429s", "#b3261e", sum(trends.llm_throttled))]),
+        ),
+    ]
     context = {
-        "alarms": alarms_open(),
+        "fleet": rows,
+        "charts": charts,
+        "alarms": [(alarm, alarm_text(alarm)) for alarm in alarms_open()],
         "jobs": job_statuses(now=now),
-        "funnels": funnels,
         "connect_funnel": sorted(connect_funnel(since=since).items()),
         "llm": llm_usage_summary(since=since),
         "paused_channels": channels_paused(now=now),
