@@ -18,6 +18,7 @@ from django.db.models.functions import TruncDate
 
 from cron.models import Alarm, DailyMetric, JobRun
 from posting.models import Account, Draft, Platform
+from review.selectors import ReviewProfile, review_profiles
 
 FUNNEL_STAGES = ("articles", "drafts", "passed", "approved", "published", "landed")
 FUNNEL_LABELS = {
@@ -56,6 +57,7 @@ class FleetRow:
     open_alarms: int = 0
     attention: list[str] = field(default_factory=list)
     funnel: list[dict[str, int]] = field(default_factory=list)  # one dict per day, oldest first
+    review: ReviewProfile = field(default_factory=ReviewProfile)  # how approvals were made, 7 days
 
     @property
     def pass_rate(self) -> float | None:
@@ -134,6 +136,9 @@ def fleet(*, now: datetime) -> list[FleetRow]:
     )
     for entry in alarms:
         rows[entry["account_id"]].open_alarms = entry["n"]
+
+    for account_id, profile in review_profiles(since=week_ago).items():
+        rows[account_id].review = profile
 
     series = funnel_series(account_ids=list(rows), today=now.astimezone(UTC).date())
     for account_id, row in rows.items():
@@ -233,3 +238,14 @@ def service_trends(*, today: date, days: int = TREND_DAYS) -> ServiceTrends:
 
 
 PLATFORM_SHORT = {Platform.FACEBOOK_PAGE: "FB", Platform.INSTAGRAM: "IG"}
+
+
+def failed_publications_recent(*, now: datetime, days: int = 7, limit: int = 30) -> list:
+    """Failed publications of the last week, newest first, for the console's retry buttons."""
+    from publish.models import Publication
+
+    return list(
+        Publication.objects.filter(status=Publication.Status.FAILED, updated_at__gte=now - timedelta(days=days))
+        .select_related("account", "channel")
+        .order_by("-updated_at")[:limit]
+    )

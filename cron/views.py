@@ -11,11 +11,13 @@ import hmac
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -23,9 +25,12 @@ from django.views.decorators.http import require_GET, require_POST
 from kombu import Connection
 
 from cron.alarm_text import alarm_text
+from cron.console import failed_publications_recent
 from cron.errors import JobRunNotEnqueued
+from cron.models import OperatorAction
 from cron.selectors import alarms_open, job_statuses, llm_usage_summary
 from cron.services import job_run_request
+from posting.models import Account
 
 _BEARER = "Bearer "
 
@@ -183,5 +188,117 @@ def ops(request: HttpRequest) -> HttpResponse:
         "connect_funnel": sorted(connect_funnel(since=since).items()),
         "llm": llm_usage_summary(since=since),
         "paused_channels": channels_paused(now=now),
+        "stages": ("research", "compose", "gate"),
+        "failed_publications": failed_publications_recent(now=now),
+        # The audit trail: every action and every support view, newest first.
+        "operator_actions": OperatorAction.objects.select_related("account")[:50],
     }
     return render(request, "cron/ops.html", context)
+
+
+def _staff_only(request: HttpRequest) -> None:
+    if not request.user.is_authenticated or not request.user.is_staff:
+        raise PermissionDenied
+
+
+@login_required
+@require_POST
+def ops_stage_run(request: HttpRequest, slug: str, stage: str) -> HttpResponse:
+    """Run research, compose or gate for one account now (queued; recorded as a JobRun)."""
+    from cron.actions import ActionRefused, account_stage_run_request
+
+    _staff_only(request)
+    account = get_object_or_404(Account, slug=slug)
+    try:
+        account_stage_run_request(user=request.user, account=account, stage=stage)
+    except ActionRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{stage.capitalize()} queued for {account.slug}; its run shows under Jobs.")
+    return redirect(f"{reverse('ops')}#account-{account.slug}")
+
+
+@login_required
+@require_POST
+def ops_account_pause(request: HttpRequest, slug: str, paused: bool) -> HttpResponse:
+    from cron.actions import account_paused_set
+
+    _staff_only(request)
+    account = get_object_or_404(Account, slug=slug)
+    account_paused_set(user=request.user, account=account, paused=paused)
+    messages.success(request, f"{account.slug} {'paused' if paused else 'resumed'}.")
+    return redirect(f"{reverse('ops')}#account-{account.slug}")
+
+
+@login_required
+@require_POST
+def ops_alarm_resolve(request: HttpRequest, alarm_id: int) -> HttpResponse:
+    from cron.actions import ActionRefused, alarm_resolve_by_operator
+
+    _staff_only(request)
+    try:
+        alarm_resolve_by_operator(user=request.user, alarm_id=alarm_id)
+    except ActionRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Alarm resolved. Its watchdog opens it again if the condition still holds.")
+    return redirect("ops")
+
+
+@login_required
+@require_POST
+def ops_publication_retry(request: HttpRequest, publication_id: int) -> HttpResponse:
+    from cron.actions import ActionRefused, publication_retry_by_operator
+
+    _staff_only(request)
+    try:
+        publication_retry_by_operator(user=request.user, publication_id=publication_id)
+    except ActionRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Publication {publication_id} scheduled again (its one retry).")
+    return redirect("ops")
+
+
+SUPPORT_PAGES = ("drafts", "history")
+
+
+@login_required
+@require_GET
+@never_cache
+def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse:
+    """Read-only: the customer's drafts or history as they see them, without any button that
+    decides. Every opening is recorded (who, when, which account, which page) and listed on
+    the console. Staff are not members, so the customer's own approve route stays a 404 to them."""
+    from cron.actions import support_view_record
+    from posting.composer.selectors import skipped_stories_recent
+    from posting.models import Draft
+    from posting.selectors import drafts_awaiting_approval, drafts_held_back
+    from publish.models import Publication
+
+    _staff_only(request)
+    account = get_object_or_404(Account, slug=slug)
+    if page not in SUPPORT_PAGES:
+        raise Http404("No such customer page.")
+    support_view_record(user=request.user, account=account, page=page)
+    messages.info(request, f"Support view of {account.name} ({account.slug}): read only, and recorded.")
+    if page == "drafts":
+        context = {
+            "account": account,
+            "awaiting": drafts_awaiting_approval(account=account),
+            "held_back": drafts_held_back(account=account)[:20],
+            "can_decide": False,
+            "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
+            "skipped": skipped_stories_recent(account=account),
+            "support_view": True,
+        }
+        return render(request, "posting/drafts.html", context)
+    publications = (
+        Publication.objects.filter(account=account)
+        .select_related("channel", "draft__article")
+        .prefetch_related("attempts")
+        .order_by("-created_at")[:100]
+    )
+    landed = Publication.objects.filter(account=account).landed().count()
+    context = {"account": account, "publications": publications, "landed": landed, "support_view": True}
+    return render(request, "posting/history.html", context)

@@ -50,6 +50,7 @@ class Kind:
     NOTHING_LANDED_ON_PLATFORM = "nothing_landed_on_platform"
     PUBLICATION_REFUSED = "publication_refused"
     SOURCE_FAILING_FOR_ACCOUNT = "source_failing_for_account"
+    REFLEXIVE_APPROVALS = "reflexive_approvals"
 
 
 # The key in use is compared over a day: long enough that a change overnight is still
@@ -524,3 +525,50 @@ def _refused_conditions(*, now) -> list[Condition]:
             )
         )
     return conditions
+
+
+def watchdog_reviews() -> dict[str, int]:
+    """Approvals turning into a rubber stamp, per account, over REVIEW_WINDOW_DAYS: a streak
+    of approvals each faster than the post could be read, the evidence never opened, every
+    decision an approval, or all approvals in one burst. Any one signal opens the alarm; it
+    resolves when none holds. Thresholds are settings (REVIEW_*)."""
+    from review.selectors import recent_timed_approvals, review_profiles
+
+    now = timezone.now()
+    since = now - timedelta(days=settings.REVIEW_WINDOW_DAYS)
+    conditions = []
+    profiles = review_profiles(since=since)
+    accounts = Account.objects.in_bulk(list(profiles))
+    for account_id, profile in sorted(profiles.items()):
+        signals = []
+        streak = recent_timed_approvals(account_id=account_id, limit=settings.REVIEW_FAST_STREAK)
+        if len(streak) >= settings.REVIEW_FAST_STREAK and all(review.faster_than_reading for review in streak):
+            signals.append("fast_streak")
+        if profile.approved >= settings.REVIEW_EVIDENCE_MIN_APPROVALS and profile.evidence_opened == 0:
+            signals.append("evidence_never_opened")
+        if profile.decisions >= settings.REVIEW_ALL_APPROVED_MIN and profile.rejected == 0:
+            signals.append("every_draft_approved")
+        if (
+            profile.approved >= settings.REVIEW_BURST_MIN
+            and profile.first_approval_at is not None
+            and profile.last_approval_at is not None
+            and (profile.last_approval_at - profile.first_approval_at).total_seconds() <= settings.REVIEW_BURST_SECONDS
+        ):
+            signals.append("one_burst")
+        if signals:
+            conditions.append(
+                Condition(
+                    kind=Kind.REFLEXIVE_APPROVALS,
+                    account=accounts[account_id],
+                    details={
+                        "signals": signals,
+                        "approved": profile.approved,
+                        "rejected": profile.rejected,
+                        "fast_approvals": profile.fast_approvals,
+                        "evidence_opened": profile.evidence_opened,
+                        "source_opened": profile.source_opened,
+                        "since": since.isoformat(),
+                    },
+                )
+            )
+    return {"accounts_reviewed": len(profiles), **alarms_sync(kinds={Kind.REFLEXIVE_APPROVALS}, conditions=conditions)}

@@ -21,6 +21,7 @@ from posting.errors import DraftInvalid, DraftStateError
 from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
 from publish.limits import platform_limit_broken
 from publish.models import Publication
+from review.services import review_decided, review_edited
 
 # Drafts whose text may still change: once approved or rejected, the text is final.
 EDITABLE_STATUSES = (Draft.Status.DRAFTED, Draft.Status.GATED)
@@ -57,6 +58,8 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
     if approved != 1:
         raise DraftStateError(_why_not_approvable(draft=draft, expected=expected))
     draft.refresh_from_db()
+    # How this approval was made (time since first shown, what was opened): review discipline.
+    review_decided(draft=draft, user=user, decision="approved")
     publication: Publication = publication_schedule(draft=draft)
     publication_enqueue(publication_id=publication.pk)
     return draft
@@ -71,6 +74,7 @@ def draft_reject(*, draft: Draft, user: AbstractBaseUser) -> Draft:
     if rejected != 1:
         raise DraftStateError("This draft can no longer be rejected.")
     draft.refresh_from_db()
+    review_decided(draft=draft, user=user, decision="rejected")
     return draft
 
 
@@ -151,6 +155,8 @@ def _draft_text_replace(*, draft: Draft, text: str, editor: AbstractBaseUser | N
     previous_text = current.text
     current.refresh_from_db()
     draft_revision_record(draft=current, editor=editor, source=source, previous_text=previous_text)
+    if source == DraftRevision.Source.CUSTOMER:
+        review_edited(draft=current)
     return current, True
 
 

@@ -21,6 +21,7 @@ from posting.models import Account, Draft, DraftRevision, Membership, Platform
 from publish.errors import NoConnectedChannel, PublishNotEnqueued
 from publish.limits import MAX_CHARS
 from publish.models import Publication
+from review.services import Opened, approval_pace_note_for, review_opened, reviews_shown
 
 DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
 
@@ -35,9 +36,12 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @member_required
 def drafts(request: HttpRequest, account: Account) -> HttpResponse:
+    awaiting = list(selectors.drafts_awaiting_approval(account=account))
+    if _can_decide(request, account):
+        reviews_shown(drafts=awaiting)  # review discipline: when each was first put before an approver
     context = {
         "account": account,
-        "awaiting": selectors.drafts_awaiting_approval(account=account),
+        "awaiting": awaiting,
         "held_back": selectors.drafts_held_back(account=account)[:20],
         "can_decide": _can_decide(request, account),
         "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
@@ -51,6 +55,10 @@ def drafts(request: HttpRequest, account: Account) -> HttpResponse:
 def draft_detail(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """One draft: its text, each sentence's check, its changes, and what the customer can do."""
     draft = selectors.draft_for_member(account=account, draft_id=draft_id)
+    if draft.status == Draft.Status.GATED and _can_decide(request, account):
+        # This page shows every sentence with its evidence: opening it is reading the evidence.
+        reviews_shown(drafts=[draft])
+        review_opened(draft=draft, what=Opened.EVIDENCE)
     return _draft_page(request, account, draft)
 
 
@@ -71,6 +79,9 @@ def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> Http
         messages.success(request, "Approved and queued; it will go out when the queue is back.")
     else:
         messages.success(request, "Approved. We will show it under History once the platform confirms it is live.")
+        note = approval_pace_note_for(draft=draft)
+        if note:
+            messages.info(request, note)
     return redirect("drafts", slug=account.slug)
 
 

@@ -14,6 +14,7 @@ The moves (event: from → to)::
     never_seen:          UNKNOWN    → FAILED
     unconfirm:           PUBLISHED or UNKNOWN → UNCONFIRMED (out of reads)
     vanish:              LANDED     → VANISHED     (gone when read again a day later)
+    operator_retry:      FAILED     → SCHEDULED    (the operator's one retry, nothing landed)
 
 ``TRANSITIONS`` is the table (event → the states it may leave, the state it enters) and
 ``publication_transition`` performs one as a conditional update, so two workers racing on
@@ -67,6 +68,8 @@ class Event(enum.StrEnum):
     UNCONFIRM = "unconfirm"
     # reconcile, a day later: the landed post is gone.
     VANISH = "vanish"
+    # the operator's console, once per publication: a failed post nothing of which landed.
+    OPERATOR_RETRY = "operator_retry"
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ TRANSITIONS: dict[Event, Transition] = {
     Event.NEVER_SEEN: Transition(frozenset({Status.UNKNOWN}), Status.FAILED),
     Event.UNCONFIRM: Transition(frozenset({Status.PUBLISHED, Status.UNKNOWN}), Status.UNCONFIRMED),
     Event.VANISH: Transition(frozenset({Status.LANDED}), Status.VANISHED),
+    Event.OPERATOR_RETRY: Transition(frozenset({Status.FAILED}), Status.SCHEDULED),
 }
 
 
