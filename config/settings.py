@@ -75,6 +75,9 @@ INSTALLED_APPS = [
     "reconcile",
     "cron",
     "review",
+    # TOTP two-factor for staff (cron/twofactor.py), required with STAFF_REQUIRE_2FA.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
 ]
 
 MIDDLEWARE = [
@@ -86,6 +89,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "cron.twofactor.StaffTwoFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -311,6 +316,10 @@ WATCHDOG_GATE_MIN_DRAFTS = env_int("WATCHDOG_GATE_MIN_DRAFTS", 10)
 WATCHDOG_LLM_WINDOW_MINUTES = env_int("WATCHDOG_LLM_WINDOW_MINUTES", 60)
 WATCHDOG_LLM_MAX_ERRORS = env_int("WATCHDOG_LLM_MAX_ERRORS", 10)
 WATCHDOG_STUCK_MINUTES = env_int("WATCHDOG_STUCK_MINUTES", 60)
+# Staff must verify a TOTP code after their password before /ops/ or /admin/ open.
+STAFF_REQUIRE_2FA = env_bool("STAFF_REQUIRE_2FA", False)
+OTP_TOTP_ISSUER = "Landed"
+
 # --- Review discipline (review/): when approvals turn into a rubber stamp -----------------
 # Reading speed for "faster than the post could be read": a brisk silent read, so only a
 # decision no one could have read through counts as fast.
