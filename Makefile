@@ -55,7 +55,7 @@ pipeline: $(STAMP)
 	@mkdir -p "$(VAR_DIR)"
 	@test -s "$(VAR_DIR)/cron_secret" || $(PY) -c 'import secrets; print(secrets.token_urlsafe(48))' > "$(VAR_DIR)/cron_secret"
 	$(EMBEDDED_ENV) $(PY) manage.py landed_run --no-serve >/dev/null
-	$(EMBEDDED_ENV) $(PY) manage.py pipeline --account demo --approve-as demo --embedded
+	$(EMBEDDED_ENV) $(PY) manage.py landed_pipeline --account demo --approve-as demo
 
 test: $(STAMP)
 	$(PY) -m ruff check .

@@ -6,6 +6,7 @@ only in the environment. See README.md for the table of variables.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import dj_database_url
@@ -69,6 +70,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "accounts",
     "posting",
     "research",
     "publish",
@@ -79,6 +81,12 @@ INSTALLED_APPS = [
     "django_otp",
     "django_otp.plugins.otp_totp",
 ]
+# devkit (the Graph sandbox, the demo business, `landed_run`) is never part of the product:
+# it is installed on the embedded default only (DEBUG, and the folder present: the production
+# image leaves it out, and its collectstatic step runs with DEBUG on). find_spec looks for the
+# package without importing it. Tests import its modules directly and need no app.
+if DEBUG and importlib.util.find_spec("devkit") is not None:
+    INSTALLED_APPS.append("devkit")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -441,6 +449,6 @@ AXES_COOLOFF_TIME = env_float("AXES_COOLOFF_HOURS", 0.5)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-AXES_CLIENT_IP_CALLABLE = "posting.signin.client_address"
+AXES_CLIENT_IP_CALLABLE = "accounts.signin.client_address"
 # Attempts are logged without the password; failed usernames may be typos of passwords.
 AXES_VERBOSE = False

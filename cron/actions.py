@@ -12,8 +12,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import Account
 from cron.models import Alarm, AlarmNotification, OperatorAction
-from posting.models import Account, Draft
+from posting.models import Draft
 
 # A stage the console can run for one account, and the job its run is recorded under.
 STAGE_JOBS = {"research": "research_feeds", "compose": "compose_drafts", "gate": "gate_drafts"}

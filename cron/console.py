@@ -16,8 +16,9 @@ from datetime import UTC, date, datetime, timedelta
 from django.db.models import Count, Max, Min, Q, Sum
 from django.db.models.functions import TruncDate
 
+from accounts.models import Account, Platform
 from cron.models import Alarm, DailyMetric, JobRun
-from posting.models import Account, Draft, Platform
+from posting.models import Draft
 from review.selectors import ReviewProfile, review_profiles
 
 FUNNEL_STAGES = ("articles", "drafts", "passed", "approved", "published", "landed")

@@ -41,7 +41,7 @@ class Alarm(models.Model):
     """A condition that should not hold; opened once, resolved when it clears."""
 
     kind = models.CharField(max_length=64)
-    account = models.ForeignKey("posting.Account", null=True, blank=True, on_delete=models.CASCADE)
+    account = models.ForeignKey("accounts.Account", null=True, blank=True, on_delete=models.CASCADE)
     # Distinguishes conditions of one kind and account (a platform, a source id, a job).
     subject = models.CharField(max_length=200, blank=True)
     opened_at = models.DateTimeField(auto_now_add=True)
@@ -122,7 +122,7 @@ class ApprovalDigest(models.Model):
     runs, and however many workers run it, each account gets at most one digest a day.
     """
 
-    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="+")
     # The account's local calendar day the digest belongs to.
     day = models.DateField()
     sent_at = models.DateTimeField(auto_now_add=True)
@@ -140,7 +140,7 @@ class ApprovalDigest(models.Model):
 class DailyMetric(models.Model):
     """One account's funnel for one UTC day, rolled up so history survives record cleanup."""
 
-    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="+")
     day = models.DateField()
     articles = models.PositiveIntegerField(default=0)
     drafts = models.PositiveIntegerField(default=0)
@@ -178,7 +178,7 @@ class OperatorAction(models.Model):
     # Kept when the user is deleted: the trail must outlive the operator's account.
     username = models.CharField(max_length=150)
     action = models.CharField(max_length=32, choices=Action.choices)
-    account = models.ForeignKey("posting.Account", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    account = models.ForeignKey("accounts.Account", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # What the action was about beyond the account: "research", "alarm:12", "publication:40", "drafts".
     target = models.CharField(max_length=100, blank=True)
     ok = models.BooleanField(default=True)

@@ -29,10 +29,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import Account
+from accounts.selectors import account_editor_emails
 from cron.alarm_text import account_label, alarm_text, quoted
 from cron.errors import NotificationFailed, NotificationRetry
 from cron.models import Alarm, AlarmNotification, ApprovalDigest
-from posting.models import Account, Membership
 
 logger = logging.getLogger(__name__)
 
@@ -259,7 +260,7 @@ def approval_digests_send() -> dict[str, int]:
         total = waiting.count()
         if total == 0:
             continue
-        recipients = _approver_emails(account=account)
+        recipients = account_editor_emails(account=account)
         if not recipients:
             counts["no_recipients"] += 1
             continue
@@ -296,18 +297,3 @@ def _local_time(*, account: Account, at: datetime) -> datetime:
     except (ZoneInfoNotFoundError, ValueError):
         # An unusable timezone must not stop the digest: fall back to UTC.
         return at.astimezone(ZoneInfo("UTC"))
-
-
-def _approver_emails(*, account: Account) -> list[str]:
-    """Members who can approve (owners and editors) with an email address, active users only."""
-    return sorted(
-        set(
-            Membership.objects.filter(
-                account=account,
-                role__in=[Membership.Role.OWNER, Membership.Role.EDITOR],
-                user__is_active=True,
-            )
-            .exclude(user__email="")
-            .values_list("user__email", flat=True)
-        )
-    )

@@ -17,11 +17,11 @@ from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from accounts.models import Account
 from cron.errors import JobResultInvalid, JobRunNotEnqueued
 from cron.jobs import job_get
 from cron.models import Alarm, AlarmNotification, ApprovalDigest, DailyMetric, JobRun
 from cron.notify import alarm_channels_configured
-from posting.models import Account
 from posting.selectors import account_funnel
 
 logger = logging.getLogger(__name__)

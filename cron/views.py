@@ -24,13 +24,13 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from kombu import Connection
 
+from accounts.models import Account
 from cron.alarm_text import alarm_text
 from cron.console import failed_publications_recent
 from cron.errors import JobRunNotEnqueued
 from cron.models import OperatorAction
 from cron.selectors import alarms_open, job_statuses, llm_usage_summary
 from cron.services import job_run_request
-from posting.models import Account
 
 _BEARER = "Bearer "
 

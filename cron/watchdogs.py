@@ -22,10 +22,11 @@ from django.conf import settings
 from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 
+from accounts.models import Account
 from cron.jobs import job_get
 from cron.selectors import JobState, job_statuses
 from cron.services import Condition, alarms_sync
-from posting.models import Account, Draft
+from posting.models import Draft
 
 logger = logging.getLogger(__name__)
 

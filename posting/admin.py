@@ -4,31 +4,7 @@ from django.http import HttpRequest
 
 from posting import services
 from posting.errors import DraftInvalid
-from posting.models import (
-    Account,
-    ComposeSkip,
-    Draft,
-    DraftRevision,
-    LLMUsage,
-    Membership,
-    PastPost,
-    VoiceProfile,
-)
-
-
-class MembershipInline(admin.TabularInline):
-    model = Membership
-    extra = 0
-    raw_id_fields = ["user"]
-
-
-@admin.register(Account)
-class AccountAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "industry", "is_paying", "paused", "cadence_per_day", "created_at"]
-    list_filter = ["is_paying", "paused", "industry"]
-    search_fields = ["name", "slug"]
-    prepopulated_fields = {"slug": ["name"]}
-    inlines = [MembershipInline]
+from posting.models import ComposeSkip, Draft, DraftRevision, LLMUsage, PastPost, VoiceProfile
 
 
 class DraftRevisionInline(admin.TabularInline):

@@ -26,8 +26,9 @@ import openai
 from django.conf import settings
 from django.db.models import Count, Sum
 
+from accounts.models import Account
 from posting.gate.core import JUDGE_VERDICTS, JudgeVerdict
-from posting.models import Account, LLMUsage
+from posting.models import LLMUsage
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,6 @@
-"""Tenancy, voice and drafts."""
+"""Voice, drafts and their revisions, the language model's usage, and what the composer did.
+
+The tenant (Account) and the platforms are ``accounts``'; this app hangs its rows off them."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import SHA256
+
+from accounts.models import Account, Platform
 
 
 class TextSHA256(SHA256):
@@ -27,62 +31,6 @@ class TextSHA256(SHA256):
 def text_sha256_of(text: str) -> str:
     """The digest TextSHA256 computes in the database, computed here."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class Platform(models.TextChoices):
-    FACEBOOK_PAGE = "facebook_page", "Facebook Page"
-    INSTAGRAM = "instagram", "Instagram"
-
-
-class Account(models.Model):
-    """A customer business: the tenant every other row hangs off."""
-
-    name = models.CharField(max_length=200)
-    slug = models.SlugField(max_length=80, unique=True)
-    industry = models.CharField(max_length=80, blank=True)
-    timezone = models.CharField(max_length=64, default="UTC")
-    is_paying = models.BooleanField(default=False)
-    paused = models.BooleanField(default=False)
-    # Onboarding grace is derived from these two facts, never stored as a state.
-    created_at = models.DateTimeField(auto_now_add=True)
-    onboarding_grace_hours = models.PositiveIntegerField(default=72)
-    # Posts per platform per day the customer wants.
-    cadence_per_day = models.PositiveSmallIntegerField(default=1)
-    # The business's own names and @handles: never factual claims in a draft.
-    own_names = models.JSONField(default=list, blank=True)
-    # What the business wants posts about, in its own words ("vinyl", "home cinema"): read by
-    # relevance next to its industry and past posts. Edited on the Voice page.
-    topics = models.JSONField(default=list, blank=True)
-    # The article's lead image belongs to its publisher: drafts use it only when the
-    # customer says they may (and Instagram, which needs an image, is skipped until then).
-    use_article_images = models.BooleanField(default=False)
-    # Where the Instagram bio links to, when the customer has told us: only then may a
-    # caption say "Link in bio".
-    instagram_bio_link = models.URLField(max_length=500, blank=True)
-
-    class Meta:
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Membership(models.Model):
-    class Role(models.TextChoices):
-        OWNER = "owner", "Owner"
-        EDITOR = "editor", "Editor"
-        VIEWER = "viewer", "Viewer"
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="memberships")
-    role = models.CharField(max_length=16, choices=Role.choices, default=Role.OWNER)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "account"], name="membership_unique_user_account")]
-
-    def __str__(self) -> str:
-        return f"{self.user} @ {self.account} ({self.role})"
 
 
 class VoiceProfile(models.Model):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
-from posting.models import Account
+from accounts.models import Account
 
 
 @shared_task(acks_late=True)

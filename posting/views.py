@@ -13,22 +13,22 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.access import member_required
+from accounts.models import Account, Platform
+from accounts.selectors import accounts_for_member, member_may_edit
 from posting import selectors, services
-from posting.access import member_required
 from posting.composer.selectors import skipped_stories_recent
 from posting.errors import DraftInvalid, DraftStateError
-from posting.models import Account, Draft, DraftRevision, Membership, Platform
+from posting.models import Draft, DraftRevision
 from publish.errors import NoConnectedChannel, PublishNotEnqueued
 from publish.limits import MAX_CHARS
 from publish.models import Publication
 from review.services import Opened, approval_pace_note_for, review_opened, reviews_shown
 
-DECIDING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
-
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    accounts = list(selectors.accounts_for_member(user=request.user))
+    accounts = list(accounts_for_member(user=request.user))
     if len(accounts) == 1:
         return redirect("drafts", slug=accounts[0].slug)
     return render(request, "posting/home.html", {"accounts": accounts})
@@ -163,7 +163,7 @@ def _edit_outcome(draft: Draft, *, changed: bool) -> str:
 
 
 def _can_decide(request: HttpRequest, account: Account) -> bool:
-    return selectors.membership_role(user=request.user, account=account) in DECIDING_ROLES
+    return member_may_edit(user=request.user, account=account)
 
 
 def _decidable_draft(request: HttpRequest, account: Account, draft_id: int) -> Draft:

@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from posting.models import Platform
+from accounts.models import Platform
 from publish.kinds import AttemptOutcome, FailureKind, RequestKind
 
 
@@ -21,7 +21,7 @@ class Channel(models.Model):
         NEEDS_RECONNECT = "needs_reconnect", "Needs reconnect"
         REVOKED = "revoked", "Revoked"
 
-    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="channels")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="channels")
     platform = models.CharField(max_length=32, choices=Platform.choices)
     external_id = models.CharField(max_length=64)
     name = models.CharField(max_length=300, blank=True)
@@ -71,7 +71,7 @@ class OAuthClaim(models.Model):
         FAILED = "failed", "Failed"
 
     state = models.CharField(max_length=64, unique=True)
-    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="oauth_claims")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="oauth_claims")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     session_binding = models.CharField(max_length=128)
     platform = models.CharField(max_length=32, choices=Platform.choices)
@@ -122,7 +122,7 @@ class Publication(models.Model):
         FAILED = "failed", "Failed"
         VANISHED = "vanished", "Vanished"
 
-    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="publications")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="publications")
     draft = models.ForeignKey("posting.Draft", on_delete=models.PROTECT, related_name="publications")
     channel = models.ForeignKey(Channel, on_delete=models.PROTECT, related_name="publications")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
@@ -205,7 +205,7 @@ class ConnectEvent(models.Model):
 
     platform = models.CharField(max_length=32, choices=Platform.choices)
     # Null when the callback carried a state we could not tie to any account.
-    account = models.ForeignKey("posting.Account", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey("accounts.Account", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
     reason = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

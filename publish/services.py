@@ -302,11 +302,6 @@ def channel_bind(*, account: Any, platform: str, external_id: str, name: str, to
     return channel
 
 
-def channel_connect_sandbox(*, account: Any, platform: str, external_id: str, name: str, token: str) -> Channel:
-    """Bind a channel directly, for the demo seed and tests (the real path is OAuth)."""
-    return channel_bind(account=account, platform=platform, external_id=external_id, name=name, token=token)
-
-
 def channel_mark_needs_reconnect(*, channel: Channel, reason: str) -> int:
     """Put a connected channel in ``needs_reconnect`` with a reason the customer sees next to
     the Reconnect button; its scheduled publications then wait. Returns 1 if it changed.

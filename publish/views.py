@@ -9,8 +9,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from posting.access import member_required
-from posting.models import Account, Platform
+from accounts.access import member_required
+from accounts.models import Account, Platform
 from publish.oauth import graph_auth, selectors, services
 from publish.oauth.errors import ConnectAlreadyDone, ConnectError, PermissionsDeclined
 

@@ -57,7 +57,7 @@ class Source(models.Model):
 
 
 class Subscription(models.Model):
-    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="subscriptions")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="subscriptions")
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="subscriptions")
     # What this subscriber calls the feed (optional): never shown to another subscriber.
     title = models.CharField(max_length=300, blank=True)
@@ -154,7 +154,7 @@ def article_usable_q(through: str = "") -> Q:
 class ResearchRun(models.Model):
     """What one research pass produced for one account: the counts a watchdog reads."""
 
-    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="research_runs")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="research_runs")
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     feeds_fetched = models.PositiveIntegerField(default=0)

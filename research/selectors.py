@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import CharField, Count, F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, NullIf
 
-from posting.models import Account
+from accounts.models import Account
 from research.dedupe import distinct_stories
 from research.models import Article, Delivery, ResearchRun, Source, Subscription, article_usable_q
 

@@ -21,7 +21,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from posting.models import Account
+from accounts.models import Account
 from research import industries
 from research.dedupe import canonical_url, fingerprint
 from research.errors import FeedParseError, FetchError, InvalidSourceUrl, SourceLimitReached

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from posting.models import Account
+from accounts.models import Account
 from research import services
 
 

@@ -14,14 +14,13 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from posting.access import member_required
-from posting.models import Account, Membership
-from posting.selectors import membership_role
+from accounts.access import member_required
+from accounts.models import Account
+from accounts.selectors import member_may_edit
 from research import selectors, services
 from research.errors import InvalidSourceUrl, OpmlError, SourceLimitReached
 from research.forms import IndustryForm, OpmlUploadForm, SourceAddForm
 
-EDITING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
 # How far back the page counts each source's articles by extraction outcome.
 ARTICLE_WINDOW = timedelta(days=7)
 
@@ -38,7 +37,7 @@ def sources(request: HttpRequest, account: Account) -> HttpResponse:
         "account": account,
         "sources": sources,
         "latest_run": selectors.research_run_latest(account=account),
-        "can_edit": membership_role(user=request.user, account=account) in EDITING_ROLES,
+        "can_edit": member_may_edit(user=request.user, account=account),
         "add_form": SourceAddForm(),
         "opml_form": OpmlUploadForm(),
         "industry_form": IndustryForm(initial={"industry": account.industry}),
@@ -118,5 +117,5 @@ def source_remove(request: HttpRequest, account: Account, source_id: int) -> Htt
 
 
 def _require_editor(request: HttpRequest, account: Account) -> None:
-    if membership_role(user=request.user, account=account) not in EDITING_ROLES:
+    if not member_may_edit(user=request.user, account=account):
         raise PermissionDenied("Viewers cannot change sources.")

@@ -21,7 +21,7 @@ class DraftReview(models.Model):
         REJECTED = "rejected", "Rejected"
 
     draft = models.OneToOneField("posting.Draft", on_delete=models.CASCADE, related_name="review")
-    account = models.ForeignKey("posting.Account", on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="+")
     # Null when no page showed it (an approval by ``manage.py pipeline --approve-as``): such a
     # decision has no reading time to judge, so it never counts as fast.
     first_shown_at = models.DateTimeField(null=True, blank=True)

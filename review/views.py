@@ -9,8 +9,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from posting.access import member_required
-from posting.models import Account, Draft
+from accounts.access import member_required
+from accounts.models import Account
+from posting.models import Draft
 from review.services import Opened, review_opened
 
 

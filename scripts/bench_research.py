@@ -42,9 +42,9 @@ from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
+from devkit.devserver import StaticSiteServer  # noqa: E402
 from posting.models import Account  # noqa: E402
 from research import services  # noqa: E402
-from research.devserver import StaticSiteServer  # noqa: E402
 from research.models import Article, ResearchRun, Source, Subscription  # noqa: E402
 
 PAGES = sorted((ROOT / "demo" / "articles").glob("*.html"))

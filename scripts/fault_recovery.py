@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from publish.sandbox import GraphSandbox  # noqa: E402  (no Django needed to start it)
+from devkit.sandbox import GraphSandbox  # noqa: E402  (no Django needed to start it)
 
 
 def main() -> int:
@@ -126,13 +126,13 @@ class Processes:
 
 
 def _fault_channel(sandbox: GraphSandbox):
-    from posting.models import Account, Platform
-    from publish.services import channel_connect_sandbox
+    from accounts.models import Account, Platform
+    from publish.services import channel_bind
 
     account, _ = Account.objects.get_or_create(slug="faults", defaults={"name": "Fault Bikes"})
     user = sandbox.create_user(name="Fault Owner")
     page = sandbox.create_page(user["id"], name="Fault Bikes")
-    return channel_connect_sandbox(
+    return channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from accounts.models import Account
 from config.celery_app import app as celery_app
-from posting.models import Account
 from tests import factories
 
 

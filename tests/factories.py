@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from posting.models import Account, Membership
+from accounts.models import Account, Membership, Role
 
 
 def account_create(*, name: str = "Acme Bakery", slug: str = "acme-bakery", **fields: object) -> Account:
@@ -13,7 +13,7 @@ def account_create(*, name: str = "Acme Bakery", slug: str = "acme-bakery", **fi
     return Account.objects.create(name=name, slug=slug, **fields)
 
 
-def member_create(*, account: Account, username: str = "owner", role: str = Membership.Role.OWNER) -> User:
+def member_create(*, account: Account, username: str = "owner", role: str = Role.OWNER) -> User:
     user = User.objects.create_user(username=username, password="correct horse battery staple")
     Membership.objects.create(user=user, account=account, role=role)
     return user

@@ -28,7 +28,7 @@ def _requirement_name(spec: str) -> str:
 
 def test_the_image_keeps_secrets_local_state_and_tests_out() -> None:
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
-    for entry in (".git", ".venv", "var/", ".env", "tests/"):
+    for entry in (".git", ".venv", "var/", ".env", "tests/", "devkit/", "demo/", "scripts/"):
         assert entry in ignored, f".dockerignore must exclude {entry}"
     assert {"**/__pycache__", ".pytest_cache/", ".ruff_cache/"} <= ignored
 

@@ -14,7 +14,8 @@ import redis
 from django.conf import settings
 from django.test import Client
 
-from posting.models import Draft, Platform
+from accounts.models import Platform
+from posting.models import Draft
 from publish.crypto import token_encrypt
 from publish.models import Channel, Publication
 from publish.services import publications_publish_due

@@ -12,15 +12,16 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from posting.demo import demo_seed
-from posting.models import Account, Draft, Platform
+from accounts.models import Account, Platform
+from devkit.demo import demo_seed
+from devkit.demo_feeds import AUDIO_FEED_PATH, demo_site_server
+from devkit.devserver import StaticSiteServer
+from devkit.sandbox import GraphSandbox
+from posting.models import Draft
 from posting.services import draft_approve
 from posting.tasks import account_drafts_compose_task
 from publish.models import Publication, PublishAttempt
-from publish.sandbox import GraphSandbox
-from publish.services import channel_connect_sandbox
-from research.demo import AUDIO_FEED_PATH, demo_site_server
-from research.devserver import StaticSiteServer
+from publish.services import channel_bind
 from research.models import Article
 from research.services import source_subscribe
 from research.tasks import research_run_for_account_task
@@ -69,14 +70,14 @@ def test_an_approved_draft_lands_through_a_real_worker(
     source_subscribe(account=account, url=f"{feeds.base_url}{AUDIO_FEED_PATH}")
     sandbox_user = sandbox.create_user(name="Owner")
     page = sandbox.create_page(sandbox_user["id"], name="Harbour Hi-Fi")
-    channel_connect_sandbox(
+    channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],
         name=page["name"],
         token=page["access_token"],
     )
-    channel_connect_sandbox(
+    channel_bind(
         account=account,
         platform=Platform.INSTAGRAM,
         external_id=page["instagram_id"],

@@ -105,3 +105,54 @@ def test_an_empty_variable_counts_as_unset_so_its_file_is_read(tmp_path: Path) -
     secret_file.write_text("k" * 20 + "0123456789abcdefghijklmnopqrstuvwxyz\n")
     result = _run({"SECRET_KEY": "", "SECRET_KEY_FILE": str(secret_file)})
     assert result.returncode == 0, result.stderr
+
+
+DEVKIT_PROBE = """
+import importlib, pkgutil, sys
+import django
+django.setup()
+from django.conf import settings
+from django.core.management import get_commands
+import config.urls, config.wsgi
+from config.celery_app import app
+app.loader.import_default_modules()  # every app's tasks, as a worker loads them
+for package in ("config", "accounts", "posting", "research", "publish", "reconcile", "cron"):
+    for module in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
+        importlib.import_module(module.name)
+print("devkit" in settings.INSTALLED_APPS, "landed_run" in get_commands())
+print(sorted(name for name in sys.modules if name == "devkit" or name.startswith("devkit.")))
+"""
+
+
+def _probe_devkit(env_overrides: dict[str, str], drop: tuple[str, ...] = ()) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(env_overrides, DJANGO_SETTINGS_MODULE="config.settings")
+    result = subprocess.run(
+        [sys.executable, "-c", DEVKIT_PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
+def test_production_never_imports_the_devkit() -> None:
+    # given the production environment (DEBUG off, every secret set, as the test run has it)
+    # when settings load, the URLs, WSGI app and every task resolve, and every module of
+    # every product package is imported
+    installed_and_commands, devkit_modules = _probe_devkit({}, drop=("DJANGO_DEBUG",))
+    # then devkit is neither an app (no landed_run command) nor a single imported module
+    assert installed_and_commands == "False False"
+    assert devkit_modules == "[]"
+
+
+def test_the_embedded_default_installs_the_devkit_for_make_run(tmp_path: Path) -> None:
+    installed_and_commands, _ = _probe_devkit(
+        {"DJANGO_DEBUG": "1", "LANDED_VAR_DIR": str(tmp_path)},
+        drop=("DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "TOKEN_ENCRYPTION_KEYS", "SENTRY_DSN"),
+    )
+    assert installed_and_commands == "True True"

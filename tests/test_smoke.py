@@ -1,6 +1,6 @@
 import pytest
 
-from posting.models import Account
+from accounts.models import Account
 
 
 @pytest.mark.django_db

@@ -22,9 +22,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from accounts.models import Platform
 from posting.composer.relevance import BusinessTopic, word_stem, words_of
 from posting.gate.core import sentences_split
-from posting.models import Platform
 from posting.voice.stats import EMOJI_RE, HASHTAG_RE, MENTION_RE
 from publish.limits import MAX_CHARS
 

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from accounts.models import Account, Platform
 from posting.composer.extractive import INSTAGRAM, ComposedPost, voice_traits
 from posting.gate.core import PASSED, gate_evaluate, sentences_split
 from posting.llm import LLMError, LLMUnavailable, llm_complete_json, usage_mark_malformed
-from posting.models import Account, LLMUsage, Platform
+from posting.models import LLMUsage
 from posting.voice.stats import voice_describe
 from publish.limits import MAX_CHARS, MAX_HASHTAGS, MAX_MENTIONS, platform_limit_broken
 

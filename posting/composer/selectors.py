@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from accounts.models import Account, Platform
 from posting.composer.relevance import BusinessTopic, StoryPrint, story_print, topic_build
-from posting.models import Account, ComposeSkip, PastPost, Platform
+from posting.models import ComposeSkip, PastPost
 from publish.models import Channel
 from research.models import Article
 

@@ -18,12 +18,13 @@ from urllib.parse import urlsplit
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import Account, Platform
 from posting.composer.extractive import ComposedPost, compose_extractive
 from posting.composer.llm_composer import compose_with_llm_gated
 from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
 from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
 from posting.llm import llm_configured
-from posting.models import Account, ComposeSkip, Composition, Draft, LLMUsage, Platform, VoiceProfile
+from posting.models import ComposeSkip, Composition, Draft, LLMUsage, VoiceProfile
 from posting.selectors import account_sign_offs
 from posting.services import draft_revision_record
 from research.models import Article

@@ -14,8 +14,9 @@ import logging
 
 from django.utils import timezone
 
+from accounts.models import Account
 from posting.gate.core import REJECTED, ClaimResult, GateResult, SentenceJudge, gate_evaluate
-from posting.models import Account, Draft, text_sha256_of
+from posting.models import Draft, text_sha256_of
 from posting.selectors import account_sign_offs
 
 logger = logging.getLogger(__name__)

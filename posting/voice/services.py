@@ -15,8 +15,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from accounts.models import Account, Platform
 from posting.llm import LLMError, llm_complete_json, llm_configured
-from posting.models import Account, PastPost, Platform, VoiceProfile
+from posting.models import PastPost, VoiceProfile
 from posting.voice.parsing import VoiceImportError
 from posting.voice.stats import voice_describe, voice_exemplars, voice_stats
 from publish.errors import PlatformError
@@ -107,6 +108,18 @@ def voice_learn(*, account: Account, platform: str) -> VoiceProfile:
         },
     )
     return profile
+
+
+def voice_learn_after_import(*, account: Account, platform: str, relearn: bool = False) -> VoiceProfile | None:
+    """What an import does to the voice: a platform's first import learns it straight away;
+    later imports leave it as it is until someone asks (``relearn``, the Relearn button).
+
+    Returns the profile learned now, or None when the voice already learned stays as it is.
+    Raises VoiceNoPosts when the platform has no past posts to learn from.
+    """
+    if not relearn and VoiceProfile.objects.filter(account=account, platform=platform).exists():
+        return None
+    return voice_learn(account=account, platform=platform)
 
 
 def voice_relearn(*, account: Account) -> list[VoiceProfile]:

@@ -9,25 +9,25 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from posting.access import member_required
+from accounts.access import member_required
+from accounts.models import Account, Platform
+from accounts.selectors import member_may_edit
 from posting.composer.services import account_compose_settings_set
-from posting.models import Account, Membership, PastPost, Platform, VoiceProfile
-from posting.selectors import membership_role
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
+from posting.voice.selectors import voice_platforms
 from posting.voice.services import (
+    VoiceNoPosts,
     voice_import,
     voice_import_from_channel,
-    voice_learn,
+    voice_learn_after_import,
     voice_relearn,
-    voice_summary,
 )
-from publish.models import Channel
-
-EDITING_ROLES = {Membership.Role.OWNER, Membership.Role.EDITOR}
+from publish.selectors import channel_connected_for
 
 
 class ComposeSettingsForm(forms.Form):
@@ -54,25 +54,19 @@ class VoiceUploadForm(forms.Form):
     platform = forms.ChoiceField(choices=Platform.choices)
     file = forms.FileField(help_text="CSV with a text column, or JSON (a list of posts).")
 
+    def clean_file(self) -> UploadedFile:
+        upload = self.cleaned_data["file"]
+        # Refused on its declared size, before a byte of it is read into memory.
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB.")
+        return upload
+
 
 @member_required
 def voice(request: HttpRequest, account: Account) -> HttpResponse:
-    profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
-    channels = {c.platform: c for c in _connected_channels(account)}
-    platforms = [
-        {
-            "value": value,
-            "label": label,
-            "profile": profiles.get(value),
-            "summary": voice_summary(profile=profiles[value]) if value in profiles else [],
-            "post_count": PastPost.objects.filter(account=account, platform=value).count(),
-            "channel": channels.get(value),
-        }
-        for value, label in Platform.choices
-    ]
     context = {
         "account": account,
-        "platforms": platforms,
+        "platforms": voice_platforms(account=account),
         "form": VoiceUploadForm(),
         "settings_form": ComposeSettingsForm(
             initial={
@@ -81,7 +75,7 @@ def voice(request: HttpRequest, account: Account) -> HttpResponse:
                 "instagram_bio_link": account.instagram_bio_link,
             }
         ),
-        "can_edit": membership_role(user=request.user, account=account) in EDITING_ROLES,
+        "can_edit": member_may_edit(user=request.user, account=account),
     }
     return render(request, "posting/voice.html", context)
 
@@ -98,14 +92,12 @@ def voice_upload(request: HttpRequest, account: Account) -> HttpResponse:
     upload = form.cleaned_data["file"]
     platform = form.cleaned_data["platform"]
     try:
-        if upload.size > MAX_UPLOAD_BYTES:
-            raise VoiceImportError(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB.")
         posts = posts_parse(data=upload.read(), filename=upload.name or "")
         created = voice_import(account=account, platform=platform, posts=posts)
     except VoiceImportError as exc:
         messages.error(request, f"We could not import {upload.name}: {exc}")
         return redirect("voice:voice", slug=account.slug)
-    _learn_if_first(request, account=account, platform=platform, created=created)
+    _voice_after_import(request, account=account, platform=platform, created=created)
     return redirect("voice:voice", slug=account.slug)
 
 
@@ -113,7 +105,8 @@ def voice_upload(request: HttpRequest, account: Account) -> HttpResponse:
 @member_required
 def voice_import_channel(request: HttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
-    channel = next((c for c in _connected_channels(account) if c.platform == request.POST.get("platform")), None)
+    platform = request.POST.get("platform", "")
+    channel = channel_connected_for(account_id=account.pk, platform=platform) if platform in Platform.values else None
     if channel is None:
         messages.error(request, "Connect that platform first; then we can read your past posts from it.")
         return redirect("voice:voice", slug=account.slug)
@@ -122,7 +115,7 @@ def voice_import_channel(request: HttpRequest, account: Account) -> HttpResponse
     except VoiceImportError as exc:
         messages.error(request, str(exc))
         return redirect("voice:voice", slug=account.slug)
-    _learn_if_first(request, account=account, platform=channel.platform, created=created)
+    _voice_after_import(request, account=account, platform=channel.platform, created=created)
     return redirect("voice:voice", slug=account.slug)
 
 
@@ -156,23 +149,20 @@ def voice_relearn_view(request: HttpRequest, account: Account) -> HttpResponse:
     return redirect("voice:voice", slug=account.slug)
 
 
-def _learn_if_first(request: HttpRequest, *, account: Account, platform: str, created: int) -> None:
+def _voice_after_import(request: HttpRequest, *, account: Account, platform: str, created: int) -> None:
+    """Say what the import did to the voice (``voice_learn_after_import`` decides)."""
     label = Platform(platform).label
-    if not VoiceProfile.objects.filter(account=account, platform=platform).exists():
-        if not PastPost.objects.filter(account=account, platform=platform).exists():
-            messages.error(request, f"No {label} posts were found to learn from.")
-            return
-        # The first import learns the voice straight away; later ones wait for "Relearn".
-        voice_learn(account=account, platform=platform)
+    try:
+        learned = voice_learn_after_import(account=account, platform=platform)
+    except VoiceNoPosts:
+        messages.error(request, f"No {label} posts were found to learn from.")
+        return
+    if learned is not None:
         messages.success(request, f"Imported {created} {label} posts and learned your voice from them.")
     else:
         messages.success(request, f"Imported {created} new {label} posts. Press Relearn to update your voice.")
 
 
-def _connected_channels(account: Account) -> list[Channel]:
-    return list(Channel.objects.filter(account=account, status=Channel.Status.CONNECTED).order_by("pk"))
-
-
 def _require_editor(request: HttpRequest, account: Account) -> None:
-    if membership_role(user=request.user, account=account) not in EDITING_ROLES:
+    if not member_may_edit(user=request.user, account=account):
         raise PermissionDenied("Viewers cannot change the voice.")

@@ -6,7 +6,7 @@ or any text the platform sent back verbatim.
 
 from __future__ import annotations
 
-from posting.models import Account
+from accounts.models import Account
 
 
 class ConnectError(Exception):

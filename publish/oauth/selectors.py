@@ -7,10 +7,10 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from posting.models import Account
-from posting.selectors import membership_role
+from accounts.models import Account
+from accounts.selectors import member_may_edit
 from publish.models import Channel, ConnectGrant
-from publish.oauth.services import CONNECTING_ROLES, session_binding
+from publish.oauth.services import session_binding
 
 
 def channels_for_account(*, account: Account) -> QuerySet[Channel]:
@@ -18,8 +18,8 @@ def channels_for_account(*, account: Account) -> QuerySet[Channel]:
 
 
 def member_can_connect(*, user: AbstractBaseUser, account: Account) -> bool:
-    """Owners and editors connect channels; viewers only look."""
-    return membership_role(user=user, account=account) in CONNECTING_ROLES
+    """Those who may edit (``Role.may_edit``) connect channels; viewers only look."""
+    return member_may_edit(user=user, account=account)
 
 
 def connect_grant_for_session(*, grant_id: int, user: AbstractBaseUser, session_key: str) -> ConnectGrant | None:

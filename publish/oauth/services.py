@@ -22,8 +22,8 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from posting.models import Account, Membership, Platform
-from posting.selectors import membership_role
+from accounts.models import Account, Platform
+from accounts.selectors import member_may_edit
 from publish.crypto import TokenDecryptError, token_decrypt, token_encrypt, token_rotate
 from publish.errors import PlatformError
 from publish.models import Channel, ConnectEvent, ConnectGrant, OAuthClaim
@@ -65,8 +65,6 @@ REPEAT_POLL_S = 0.25
 # the four Graph calls are bounded by GRAPH_TIMEOUT_S each), so its process died after the
 # code was spent, and the code cannot be exchanged again.
 CALLBACK_ABANDONED_AFTER = timedelta(seconds=90)
-# Owners and editors connect channels; viewers only look.
-CONNECTING_ROLES = frozenset({Membership.Role.OWNER, Membership.Role.EDITOR})
 
 # What secrets.token_urlsafe(32) can produce, with room for longer states later.
 _STATE_SHAPE = re.compile(r"[A-Za-z0-9_-]{32,64}")
@@ -206,7 +204,7 @@ def connect_pages_bind(*, grant_id: int, user: User, session_key: str, page_ids:
             raise GrantUnavailable()
         claim, account = grant.claim, grant.claim.account
         # Membership is checked again at the last step: access may be revoked mid-connect.
-        if membership_role(user=user, account=account) not in CONNECTING_ROLES:
+        if not member_may_edit(user=user, account=account):
             raise GrantUnavailable()
         wanted = set(page_ids)
         chosen = [page for page in grant.pages if page["id"] in wanted]

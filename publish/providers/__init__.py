@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from posting.models import Platform
+from accounts.models import Platform
 from publish.graph import GraphClient
 from publish.providers.base import Provider
 from publish.providers.facebook_page import FacebookPageProvider

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from posting.models import Platform
+from accounts.models import Platform
 from publish.kinds import RequestKind
 from publish.providers.base import OutgoingPost, Provider, PublishStep, ReadBack, RecentPost, parse_time, summary_count
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from posting.models import Platform
+from accounts.models import Platform
 from publish.errors import (
     ContainerUnusable,
     NotVisibleYet,

@@ -7,7 +7,8 @@ from itertools import count
 
 from django.utils import timezone
 
-from posting.models import Account, Draft
+from accounts.models import Account
+from posting.models import Draft
 from publish.models import Channel, Publication
 from tests import factories
 

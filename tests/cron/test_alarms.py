@@ -20,6 +20,7 @@ from django.core import mail
 from django.db import connection
 from django.test import override_settings
 
+from accounts.models import Account
 from cron.alarm_text import alarm_text
 from cron.jobs import job_get
 from cron.models import Alarm, AlarmNotification
@@ -31,7 +32,6 @@ from cron.notify import (
 )
 from cron.services import Condition, alarm_open, alarm_resolve, alarms_sync
 from cron.tasks import alarm_notification_deliver_task
-from posting.models import Account
 from tests.cron.conftest import RecordingServer
 
 WEBHOOK_SECRET = "webhook-signing-secret-for-tests"

@@ -12,9 +12,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from accounts.models import Account, Platform
 from cron.models import DailyMetric, JobRun
 from cron.services import alarm_open
-from posting.models import Account, Draft, LLMUsage, Platform
+from posting.models import Draft, LLMUsage
 from publish.models import Channel
 from research.models import ResearchRun
 from tests import factories

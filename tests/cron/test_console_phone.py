@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from accounts.models import Platform
 from cron.services import alarm_open
-from posting.models import Platform
 from tests import factories
 from tests.cron.rows import channel_create, publication_create
 

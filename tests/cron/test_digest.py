@@ -9,9 +9,9 @@ import pytest
 import time_machine
 from django.core import mail
 
+from accounts.models import Account, Role
 from cron.models import ApprovalDigest
 from cron.notify import approval_digests_send
-from posting.models import Account, Membership
 from tests import factories
 from tests.cron.rows import draft_create
 
@@ -30,7 +30,7 @@ def london(db) -> Account:
     owner = factories.member_create(account=account, username="owner")
     owner.email = "owner@thames.example"
     owner.save()
-    viewer = factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER)
+    viewer = factories.member_create(account=account, username="viewer", role=Role.VIEWER)
     viewer.email = "viewer@thames.example"
     viewer.save()
     draft_create(account=account, text="Thames Cycles opens on Sunday.")

@@ -10,8 +10,9 @@ from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.utils import timezone
 
+from accounts.models import Account
 from cron.services import alarm_open
-from posting.models import Account, LLMUsage
+from posting.models import LLMUsage
 from publish.models import ConnectEvent
 from tests.cron.rows import publication_create
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
+from accounts.models import Account
 from cron.jobs import job_get
 from cron.models import Alarm, DailyMetric, JobRun
 from cron.services import daily_metrics_rollup, old_records_cleanup
-from posting.models import Account
 from research.models import Article, Source, Subscription
 from tests import factories
 from tests.cron.rows import publication_create

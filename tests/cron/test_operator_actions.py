@@ -8,9 +8,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from accounts.models import Account
 from cron.models import Alarm, JobRun, OperatorAction
 from cron.services import alarm_open
-from posting.models import Account, Draft
+from posting.models import Draft
 from publish.kinds import FailureKind
 from publish.models import Publication
 from research.models import ResearchRun

@@ -14,11 +14,11 @@ import time_machine
 from django.core import mail
 from django.test import override_settings
 
+from accounts.models import Account, Platform
 from cron.alarm_text import alarm_text, quoted
 from cron.models import Alarm
 from cron.notify import alarm_notifications_deliver_pending, alarm_payload
 from cron.watchdogs import Kind, watchdog_connect_funnel, watchdog_landed, watchdog_publishing, watchdog_research
-from posting.models import Account, Platform
 from publish.kinds import FailureKind
 from publish.models import Channel, ConnectEvent, Publication
 from research.models import Source, Subscription

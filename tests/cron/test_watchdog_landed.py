@@ -12,10 +12,10 @@ import pytest
 import time_machine
 from django.core import mail
 
+from accounts.models import Account
 from cron.models import Alarm
 from cron.notify import alarm_notifications_deliver_pending
 from cron.watchdogs import Kind, watchdog_landed
-from posting.models import Account
 from publish.models import Publication
 from tests import factories
 from tests.cron.rows import publication_create

@@ -9,6 +9,7 @@ import time_machine
 from django.test import override_settings
 from django.utils import timezone
 
+from accounts.models import Account
 from cron.jobs import JOBS, job_get
 from cron.models import Alarm, JobRun
 from cron.selectors import JobState, job_statuses
@@ -20,7 +21,7 @@ from cron.watchdogs import (
     watchdog_publishing,
     watchdog_research,
 )
-from posting.models import Account, Draft, LLMUsage
+from posting.models import Draft, LLMUsage
 from publish.models import Channel, ConnectEvent, Publication
 from research.models import ResearchRun, Source, Subscription
 from tests.cron.conftest import RecordingServer

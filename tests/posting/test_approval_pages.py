@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from posting.models import Draft, Membership
+from accounts.models import Role
+from posting.models import Draft
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -64,7 +65,7 @@ def test_approve_is_post_only(member_client, account):
 
 
 def test_a_viewer_can_read_but_not_approve(account):
-    viewer = factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER)
+    viewer = factories.member_create(account=account, username="viewer", role=Role.VIEWER)
     client = Client(enforce_csrf_checks=True)
     client.force_login(viewer)
     draft = factories.draft_create(account=account)

@@ -6,9 +6,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.models import Account, Platform, Role
 from posting.composer.services import drafts_compose_for_account
 from posting.gate.services import drafts_gate_pending
-from posting.models import Account, ComposeSkip, Draft, Membership, Platform
+from posting.models import ComposeSkip, Draft
 from tests import factories
 from tests.posting.test_composer import article_create
 
@@ -80,7 +81,7 @@ def test_the_same_story_from_another_outlet_is_not_drafted_twice(account: Accoun
 @pytest.mark.django_db
 def test_an_editor_sets_topics_images_and_bio_link_on_the_voice_page(account: Account) -> None:
     client = Client(enforce_csrf_checks=True)
-    client.force_login(factories.member_create(account=account, username="ed", role=Membership.Role.EDITOR))
+    client.force_login(factories.member_create(account=account, username="ed", role=Role.EDITOR))
     url = reverse("voice:voice", kwargs={"slug": account.slug})
     page = client.get(url)
     token = page.cookies["csrftoken"].value
@@ -105,9 +106,9 @@ def test_an_editor_sets_topics_images_and_bio_link_on_the_voice_page(account: Ac
 @pytest.mark.django_db
 def test_a_viewer_cannot_change_the_settings_and_a_bad_link_saves_nothing(account: Account) -> None:
     viewer = Client()
-    viewer.force_login(factories.member_create(account=account, username="v", role=Membership.Role.VIEWER))
+    viewer.force_login(factories.member_create(account=account, username="v", role=Role.VIEWER))
     editor = Client()
-    editor.force_login(factories.member_create(account=account, username="e", role=Membership.Role.EDITOR))
+    editor.force_login(factories.member_create(account=account, username="e", role=Role.EDITOR))
     url = reverse("voice:settings", kwargs={"slug": account.slug})
 
     assert viewer.post(url, {"topics": "x"}).status_code == 403

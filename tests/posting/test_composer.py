@@ -6,10 +6,11 @@ from itertools import count
 
 import pytest
 
+from accounts.models import Account, Platform
 from posting.composer.extractive import compose_extractive
 from posting.composer.services import drafts_compose_all, drafts_compose_for_account
 from posting.gate.core import gate_evaluate, sentences_split
-from posting.models import Account, ComposeSkip, Composition, Draft, Platform, TextSHA256, VoiceProfile
+from posting.models import ComposeSkip, Composition, Draft, TextSHA256, VoiceProfile
 from publish.models import Channel
 from research.models import Article, Source, Subscription
 from tests import factories

@@ -6,9 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from accounts.models import Account, Platform
 from posting.composer.services import drafts_compose_for_account
 from posting.gate.core import sentences_split
-from posting.models import Account, Draft, LLMUsage, Platform, VoiceProfile
+from posting.models import Draft, LLMUsage, VoiceProfile
 from tests.llm_server import LLMServer, Reply, serve_llm
 from tests.posting.test_composer import BODY, article_create, story_create
 

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from accounts.models import Account, Platform
 from posting.composer.services import drafts_compose_for_account
-from posting.models import Account, LLMUsage, Platform, VoiceProfile
+from posting.models import LLMUsage, VoiceProfile
 from tests.llm_server import LLMServer, Reply, serve_llm
 from tests.posting.test_composer import article_create
 

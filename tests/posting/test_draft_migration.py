@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.recorder import MigrationRecorder
 
 from posting.models import text_sha256_of
 
@@ -18,10 +19,10 @@ def test_the_migration_binds_existing_verdicts_and_leaves_drafts_in_the_gate_unb
     executor.migrate([BEFORE])
     try:
         # given drafts stored before verdicts carried a digest
-        # Other apps stay migrated (nothing of theirs depends on posting 0004), so the models
-        # are read at posting 0003 beside their current state, as the database holds them.
-        others = [node for node in executor.loader.graph.leaf_nodes() if node[0] != "posting"]
-        apps = executor.loader.project_state([BEFORE, *others]).apps
+        # The models are read as the database holds them: every migration still applied
+        # (other apps stay migrated unless they depend on a later posting migration).
+        applied = list(MigrationRecorder(connection).applied_migrations())
+        apps = executor.loader.project_state(applied).apps
         account = apps.get_model("posting", "Account").objects.create(name="Old Co", slug="old-co")
         article = apps.get_model("research", "Article").objects.create(
             canonical_url="https://news.example/old", title="Old", text="The shop employs 12 mechanics."

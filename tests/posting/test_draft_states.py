@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from posting.models import Account, Draft
+from accounts.models import Account
+from posting.models import Draft
 from posting.selectors import drafts_awaiting_approval, drafts_held_back
 from tests import factories
 

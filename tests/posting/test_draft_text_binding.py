@@ -11,10 +11,11 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
+from accounts.models import Account
 from posting import services
 from posting.errors import DraftStateError
 from posting.gate.services import draft_gate
-from posting.models import Account, Draft, DraftRevision, text_sha256_of
+from posting.models import Draft, DraftRevision, text_sha256_of
 from tests import factories
 
 TRUE = "The shop employs 12 mechanics and stocks 400 bicycles."

@@ -9,9 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from accounts.models import Account
 from posting.gate.evaluation import GATES, labelled_set_load, score_articles, target_failures
 from posting.gate.services import draft_gate, drafts_gate_pending
-from posting.models import Account, Draft, VoiceProfile
+from posting.models import Draft, VoiceProfile
 from research.models import Article
 from tests import factories
 

@@ -13,9 +13,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
+from accounts.models import Account
 from posting.gate.services import draft_gate
 from posting.llm import JUDGE_PROMPT_VERSION
-from posting.models import Account, Draft, LLMUsage
+from posting.models import Draft, LLMUsage
 from tests import factories
 from tests.llm_server import LLMServer, Reply, serve_llm
 

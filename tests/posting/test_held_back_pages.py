@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from accounts.models import Role
 from posting.gate.services import draft_gate
-from posting.models import Draft, DraftRevision, Membership, text_sha256_of
+from posting.models import Draft, DraftRevision, text_sha256_of
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -233,7 +234,7 @@ def test_edit_and_discard_without_a_csrf_token_are_refused(account, member, suff
 
 
 def test_a_viewer_sees_why_but_cannot_edit_or_discard(account):
-    viewer = factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER)
+    viewer = factories.member_create(account=account, username="viewer", role=Role.VIEWER)
     client = Client(enforce_csrf_checks=True)
     client.force_login(viewer)
     draft = held_back(account)

@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from accounts.models import Account
 from posting.gate.core import JudgeVerdict
 from posting.llm import (
     JUDGE_PROMPT_VERSION,
@@ -20,7 +21,7 @@ from posting.llm import (
     llm_complete_json,
     llm_usage_summary,
 )
-from posting.models import Account, LLMUsage
+from posting.models import LLMUsage
 from tests.llm_server import ORGANIZATION, LLMServer, Reply, serve_llm
 
 SCHEMA = {

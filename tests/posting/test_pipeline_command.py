@@ -11,14 +11,15 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from accounts.models import Account, Platform
 from cron.models import JobRun
-from posting.demo import DEMO_PAST_POSTS, demo_seed
-from posting.models import Account, Draft, PastPost, Platform, VoiceProfile
+from devkit.demo import DEMO_PAST_POSTS, demo_seed
+from devkit.demo_feeds import ATOM_PATH, AUDIO_FEED_PATH, DIGEST_FEED_PATH, RSS_PATH, demo_site_server
+from devkit.devserver import StaticSiteServer
+from devkit.sandbox import GraphSandbox
+from posting.models import Draft, PastPost, VoiceProfile
 from posting.voice.services import voice_import, voice_learn
 from publish.models import Channel, Publication
-from publish.sandbox import GraphSandbox
-from research.demo import ATOM_PATH, AUDIO_FEED_PATH, DIGEST_FEED_PATH, RSS_PATH, demo_site_server
-from research.devserver import StaticSiteServer
 from research.services import source_subscribe
 
 pytestmark = pytest.mark.django_db

@@ -16,13 +16,21 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 
-from posting.models import Account, Draft, LLMUsage, Membership, PastPost, Platform, VoiceProfile
-from posting.voice.parsing import VoiceImportError, posts_parse
-from posting.voice.services import voice_import, voice_import_from_channel, voice_learn, voices_learn_pending
+from accounts.models import Account, Platform, Role
+from devkit.sandbox import GraphSandbox
+from posting.models import Draft, LLMUsage, PastPost, VoiceProfile
+from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
+from posting.voice.services import (
+    VoiceNoPosts,
+    voice_import,
+    voice_import_from_channel,
+    voice_learn,
+    voice_learn_after_import,
+    voices_learn_pending,
+)
 from posting.voice.stats import voice_describe, voice_stats
 from publish.models import Channel, Publication
-from publish.sandbox import GraphSandbox
-from publish.services import channel_connect_sandbox
+from publish.services import channel_bind
 from tests import factories
 from tests.llm_server import LLMServer, Reply, serve_llm
 from tests.posting.test_composer import article_create
@@ -49,7 +57,7 @@ CSV_EXPORT = (
 @pytest.fixture
 def editor_client(account: Account) -> Client:
     client = Client(enforce_csrf_checks=False)
-    client.force_login(factories.member_create(account=account, username="editor", role=Membership.Role.EDITOR))
+    client.force_login(factories.member_create(account=account, username="editor", role=Role.EDITOR))
     return client
 
 
@@ -223,6 +231,37 @@ def test_a_bad_upload_gets_a_clear_message_and_imports_nothing(editor_client: Cl
 
 
 @pytest.mark.django_db
+def test_an_upload_over_the_size_limit_is_refused_before_it_is_read(editor_client: Client, account: Account) -> None:
+    upload = SimpleUploadedFile("big.csv", b"text\n" + b"x" * MAX_UPLOAD_BYTES, content_type="text/csv")
+
+    response = editor_client.post(
+        f"/a/{account.slug}/voice/upload/", {"platform": Platform.INSTAGRAM, "file": upload}, follow=True
+    )
+
+    assert response.status_code == 200
+    assert "The file is larger than 2 MB." in response.content.decode()
+    assert not PastPost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_first_import_learns_the_voice_and_later_ones_wait_for_relearn(account: Account) -> None:
+    platform = Platform.FACEBOOK_PAGE
+    with pytest.raises(VoiceNoPosts):
+        voice_learn_after_import(account=account, platform=platform)  # nothing imported yet
+
+    voice_import(account=account, platform=platform, posts=[{"text": t} for t in PAST_POSTS[:2]])
+    first = voice_learn_after_import(account=account, platform=platform)
+    assert first is not None and first.source_post_count == 2
+
+    voice_import(account=account, platform=platform, posts=[{"text": t} for t in PAST_POSTS])
+    assert voice_learn_after_import(account=account, platform=platform) is None
+    assert VoiceProfile.objects.get(account=account).source_post_count == 2  # the voice did not drift
+
+    relearned = voice_learn_after_import(account=account, platform=platform, relearn=True)
+    assert relearned is not None and relearned.source_post_count == 5
+
+
+@pytest.mark.django_db
 def test_relearn_button_relearns_from_all_imported_posts(editor_client: Client, account: Account) -> None:
     voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": t} for t in PAST_POSTS[:2]])
     voice_learn(account=account, platform=Platform.FACEBOOK_PAGE)
@@ -247,7 +286,7 @@ def test_the_upload_form_is_csrf_protected(member_client: Client, account: Accou
 @pytest.mark.django_db
 def test_viewers_cannot_change_the_voice(account: Account) -> None:
     client = Client()
-    client.force_login(factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER))
+    client.force_login(factories.member_create(account=account, username="viewer", role=Role.VIEWER))
 
     response = client.post(f"/a/{account.slug}/voice/relearn/")
 
@@ -308,7 +347,7 @@ def page_with_posts(sandbox: GraphSandbox, account: Account, texts: list[str]) -
         response = requests.post(feed, data={"message": text}, headers=headers, timeout=5)
         response.raise_for_status()
         post_ids.append(response.json()["id"])
-    channel = channel_connect_sandbox(
+    channel = channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],
@@ -344,7 +383,7 @@ def test_a_connected_page_s_own_posts_are_imported_but_not_the_ones_landed_publi
 def test_a_page_that_cannot_be_read_gives_a_clear_import_error(sandbox: GraphSandbox, account: Account) -> None:
     user = sandbox.create_user()
     page = sandbox.create_page(user["id"], with_instagram=False)
-    channel = channel_connect_sandbox(
+    channel = channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from posting.models import Account, Membership, Platform
+from accounts.models import Account, Platform, Role
 from publish.crypto import token_encrypt
 from publish.models import Channel, ConnectEvent, OAuthClaim
 from tests import factories
@@ -93,7 +93,7 @@ def test_connecting_without_the_csrf_token_is_refused(account, member_client: Cl
 
 
 def test_a_viewer_sees_channels_but_cannot_connect(account) -> None:
-    viewer = factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER)
+    viewer = factories.member_create(account=account, username="viewer", role=Role.VIEWER)
     client = Client(enforce_csrf_checks=True)
     client.force_login(viewer)
     url = "/a/harbour-bikes/channels/"

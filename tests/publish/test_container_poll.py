@@ -10,9 +10,9 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.utils import timezone
 
+from devkit.sandbox import GraphSandbox
 from publish import services
 from publish.models import Publication
-from publish.sandbox import GraphSandbox
 from publish.services import containers_poll, publication_publish
 from tests.reconcile import fixtures
 from tests.reconcile.fixtures import SandboxPage, publication_make

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from posting.models import Platform
+from accounts.models import Platform
+from devkit.sandbox import GraphSandbox
 from publish.kinds import AttemptOutcome, FailureKind, RequestKind
 from publish.lifecycle import (
     TRANSITIONS,
@@ -16,7 +17,6 @@ from publish.lifecycle import (
     transition_target,
 )
 from publish.models import Publication, PublishAttempt
-from publish.sandbox import GraphSandbox
 from publish.services import publication_publish
 from tests.reconcile import fixtures
 from tests.reconcile.fixtures import SandboxPage, publication_make

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.models import Platform
+from devkit.sandbox.errors import GraphError
+from devkit.sandbox.graph import _caption_check
 from posting.composer.llm_composer import ComposeError, _validated_post
 from posting.errors import DraftInvalid
-from posting.models import LLMUsage, Platform
+from posting.models import LLMUsage
 from posting.services import draft_text_validate
 from publish import limits
-from publish.sandbox.errors import GraphError
-from publish.sandbox.graph import _caption_check
 
 # 30 hashtags, then one written "##deep": 31 by the platform's count (the composer's old
 # pattern saw 30 and kept a caption the edit page and the platform refuse).

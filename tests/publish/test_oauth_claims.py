@@ -9,7 +9,7 @@ import time_machine
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from posting.models import Account, Platform
+from accounts.models import Account, Platform
 from publish.models import ConnectEvent, OAuthClaim
 from publish.oauth import services
 from publish.oauth.errors import ClaimExpired, ClaimReplayed, ClaimUnknown, ClaimWrongSession

@@ -17,11 +17,11 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from posting.models import Account, Membership, Platform
+from accounts.models import Account, Membership, Platform
+from devkit.sandbox import GraphSandbox
 from publish.crypto import token_decrypt
 from publish.models import Channel, ConnectEvent, ConnectGrant, OAuthClaim
 from publish.oauth import graph_auth, services
-from publish.sandbox import GraphSandbox
 
 CHANNELS = "/a/harbour-bikes/channels/"
 

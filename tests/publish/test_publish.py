@@ -10,13 +10,13 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from accounts.models import Platform
 from config.celery_app import app as celery_app
-from posting.models import Platform
+from devkit.sandbox import GraphSandbox
 from publish.errors import DraftNotApproved, NoConnectedChannel
 from publish.models import Channel, Publication, PublishAttempt
-from publish.sandbox import GraphSandbox
 from publish.services import (
-    channel_connect_sandbox,
+    channel_bind,
     containers_poll,
     publication_publish,
     publication_schedule,
@@ -340,7 +340,7 @@ def test_an_expired_token_marks_the_channel_and_the_publication_waits(
     assert publications_publish_due()["due"] == 0
 
     # when: the customer reconnects
-    channel_connect_sandbox(
+    channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=sandbox_page.page_id,

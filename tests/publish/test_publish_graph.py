@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from devkit.sandbox import GraphSandbox
 from publish.errors import (
     ContainerUnusable,
     NeedsReconnect,
@@ -19,7 +20,6 @@ from publish.errors import (
     UnknownOutcome,
 )
 from publish.graph import GraphClient, error_classify, rate_limit_usage
-from publish.sandbox import GraphSandbox
 from tests.reconcile import fixtures
 from tests.reconcile.fixtures import SandboxPage
 

@@ -19,8 +19,8 @@ from django.db import connection
 from django.utils import timezone
 
 from config.celery_app import app as celery_app
+from devkit.sandbox import GraphSandbox
 from publish.models import Publication, PublishAttempt
-from publish.sandbox import GraphSandbox
 from publish.services import STALE_MARGIN_S, publication_publish, publications_publish_due
 from publish.tasks import publication_publish_task
 from reconcile.tasks import publication_reconcile_task

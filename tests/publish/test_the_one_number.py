@@ -16,11 +16,11 @@ import time_machine
 from django.contrib.auth.models import User
 from django.test import Client
 
+from accounts.models import Account
 from cron.models import Alarm, DailyMetric
 from cron.services import daily_metrics_rollup
 from cron.watchdogs import Kind, watchdog_landed
 from posting.management.commands import pipeline
-from posting.models import Account
 from posting.selectors import account_funnel
 from publish.models import Publication
 from tests import factories

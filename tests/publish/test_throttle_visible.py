@@ -12,8 +12,8 @@ from django.test import Client
 
 from cron.models import Alarm
 from cron.watchdogs import Kind, watchdog_publishing
+from devkit.sandbox import GraphSandbox
 from publish.models import Channel, Publication
-from publish.sandbox import GraphSandbox
 from publish.services import channel_defer, publication_publish
 from tests.reconcile import fixtures
 from tests.reconcile.fixtures import SandboxPage, publication_make

@@ -11,11 +11,11 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from posting.models import Account, Platform
+from accounts.models import Account, Platform
+from devkit.sandbox import GraphSandbox
 from publish.crypto import token_encrypt
 from publish.models import Channel
 from publish.oauth import services
-from publish.sandbox import GraphSandbox
 
 pytestmark = pytest.mark.django_db
 

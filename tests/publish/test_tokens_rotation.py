@@ -12,7 +12,7 @@ from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 
-from posting.models import Account, Platform
+from accounts.models import Account, Platform
 from publish.crypto import TokenDecryptError, token_decrypt, token_encrypt
 from publish.models import Channel, ConnectGrant
 from publish.oauth import services

@@ -10,10 +10,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from posting.models import Account, Platform
+from accounts.models import Account, Platform
+from devkit.sandbox import GraphSandbox
 from publish.models import Channel, Publication
-from publish.sandbox import GraphSandbox
-from publish.services import channel_connect_sandbox
+from publish.services import channel_bind
 from tests import factories
 
 
@@ -44,14 +44,14 @@ def graph_sandbox(settings) -> Iterator[GraphSandbox]:
 def sandbox_page(graph_sandbox: GraphSandbox, account: Account) -> SandboxPage:
     user = graph_sandbox.create_user()
     page = graph_sandbox.create_page(user["id"], name="Harbour Bikes")
-    facebook = channel_connect_sandbox(
+    facebook = channel_bind(
         account=account,
         platform=Platform.FACEBOOK_PAGE,
         external_id=page["id"],
         name=page["name"],
         token=page["access_token"],
     )
-    instagram = channel_connect_sandbox(
+    instagram = channel_bind(
         account=account,
         platform=Platform.INSTAGRAM,
         external_id=page["instagram_id"],

@@ -8,8 +8,8 @@ import pytest
 import requests
 from django.utils import timezone
 
+from devkit.sandbox import GraphSandbox
 from publish.models import Channel, Publication
-from publish.sandbox import GraphSandbox
 from publish.services import publication_publish
 from reconcile.models import EngagementSnapshot
 from reconcile.services import (

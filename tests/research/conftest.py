@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from research.demo import demo_feed_site
-from research.devserver import StaticSiteServer
+from devkit.demo_feeds import demo_feed_site
+from devkit.devserver import StaticSiteServer
 from tests.research.servers import HostileServer
 
 

@@ -7,8 +7,8 @@ import re
 import pytest
 import requests
 
+from devkit.demo_feeds import AUDIO_FEED_PATH, AUDIO_STORIES, DIGEST_FEED_PATH, DIGEST_STORIES, demo_feed_site
 from research import services
-from research.demo import AUDIO_FEED_PATH, AUDIO_STORIES, DIGEST_FEED_PATH, DIGEST_STORIES, demo_feed_site
 from research.models import Article
 
 pytestmark = pytest.mark.django_db

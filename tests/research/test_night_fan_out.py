@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from config.celery_app import app as celery_app
+from devkit.demo_feeds import ATOM_PATH, RSS_PATH
 from research import services
-from research.demo import ATOM_PATH, RSS_PATH
 from research.models import ErrorKind, ResearchRun, Source
 from tests import factories
 from tests.research import servers

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from devkit.demo_feeds import ATOM_PATH, RSS_PATH
 from research import services
-from research.demo import ATOM_PATH, RSS_PATH
 from research.errors import InvalidSourceUrl, OpmlError
 from research.models import Article, ErrorKind, ResearchRun, Source, Subscription
 from research.selectors import articles_usable_for_account

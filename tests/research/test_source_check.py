@@ -8,7 +8,7 @@ from io import StringIO
 
 from django.core.management import call_command
 
-from research.demo import RSS_PATH
+from devkit.demo_feeds import RSS_PATH
 from tests.research import servers
 
 

@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from posting.models import Membership
+from accounts.models import Role
 from research import services
 from research.models import Article, ErrorKind, Source, Subscription
 from tests import factories
@@ -98,7 +98,7 @@ def test_another_accounts_sources_are_invisible_and_untouchable(account, member_
 
 
 def test_a_viewer_cannot_change_sources(account) -> None:
-    viewer = factories.member_create(account=account, username="viewer", role=Membership.Role.VIEWER)
+    viewer = factories.member_create(account=account, username="viewer", role=Role.VIEWER)
     client = Client()
     client.force_login(viewer)
 

@@ -14,9 +14,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.test.utils import override_settings
 
+from accounts.models import Account
 from cron.models import Alarm
 from cron.watchdogs import Kind, watchdog_reviews
-from posting.models import Account, Draft
+from posting.models import Draft
 from posting.services import draft_approve, draft_edit, draft_reject
 from review.models import DraftReview
 from review.services import reading_seconds_of, reviews_shown

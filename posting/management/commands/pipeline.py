@@ -1,6 +1,9 @@
 """Run every stage for one account, headless, and print the funnel.
 
-    python manage.py pipeline --account demo --approve-as demo [--embedded]
+    python manage.py pipeline --account demo --approve-as demo
+
+(On the embedded default, ``manage.py landed_pipeline`` from devkit starts the Graph
+sandbox and the demo feeds in-process first, then runs this command: ``make pipeline``.)
 
 Research → compose → gate → (approve, standing in for the human, only with
 --approve-as) → publish → reconcile. Each stage calls the same service the Celery
@@ -21,7 +24,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 from django.utils import timezone
 
-from posting.models import Account, Draft
+from accounts.models import Account
+from posting.models import Draft
 from posting.selectors import account_funnel, drafts_awaiting_approval
 from publish.models import Publication
 
@@ -39,9 +43,6 @@ class Command(BaseCommand):
             "--approve-as",
             metavar="USERNAME",
             help="approve every passed draft as this member (a stand-in for the human tap, for demos)",
-        )
-        parser.add_argument(
-            "--embedded", action="store_true", help="start the Graph sandbox and demo feeds in this process first"
         )
         parser.add_argument("--json", action="store_true", help="print the funnel as one JSON object")
         parser.add_argument(
@@ -69,10 +70,6 @@ class Command(BaseCommand):
             account = Account.objects.get(slug=options["account"])
         except Account.DoesNotExist:
             raise CommandError(f"No account with slug {options['account']!r}") from None
-        if options["embedded"]:
-            from posting.embedded import embedded_services_start
-
-            embedded_services_start()
 
         say = (lambda msg: None) if options["json"] else (lambda msg: self.stdout.write(msg))
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from posting.models import Account, Platform, VoiceProfile
+from accounts.models import Account, Platform
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
-from posting.voice.services import VoiceNoPosts, voice_import, voice_import_from_channel, voice_learn
-from publish.models import Channel
+from posting.voice.services import VoiceNoPosts, voice_import, voice_import_from_channel, voice_learn_after_import
+from publish.selectors import channel_connected_for
 
 
 class Command(BaseCommand):
@@ -40,12 +40,11 @@ class Command(BaseCommand):
             self._import_channel(account, platform) if path is None else self._import_file(account, platform, path)
         )
         self.stdout.write(f"Imported {created} new posts.")
-        learned = VoiceProfile.objects.filter(account=account, platform=platform).exists()
-        if options["relearn"] or not learned:
-            try:
-                profile = voice_learn(account=account, platform=platform)
-            except VoiceNoPosts as exc:
-                raise CommandError(str(exc)) from None
+        try:
+            profile = voice_learn_after_import(account=account, platform=platform, relearn=options["relearn"])
+        except VoiceNoPosts as exc:
+            raise CommandError(str(exc)) from None
+        if profile is not None:
             self.stdout.write(f"Learned the {Platform(platform).label} voice from {profile.source_post_count} posts.")
         else:
             self.stdout.write("Voice already learned; pass --relearn to update it.")
@@ -62,7 +61,7 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot import {path}: {exc}") from None
 
     def _import_channel(self, account: Account, platform: str) -> int:
-        channel = Channel.objects.filter(account=account, platform=platform, status=Channel.Status.CONNECTED).first()
+        channel = channel_connected_for(account_id=account.pk, platform=platform)
         if channel is None:
             raise CommandError(f"{account} has no connected {Platform(platform).label}.")
         try:

@@ -1,0 +1,87 @@
+"""Tenancy: the customer business (Account), who belongs to it (Membership) and in which Role.
+
+Every pipeline stage hangs its rows off an Account and asks this app who may do what; this
+app imports no stage. ``Platform`` lives here too: it is the vocabulary every stage shares
+(a voice, a draft, a channel and a publication are each for one platform of an account).
+
+The tables keep the names they had when these models lived in ``posting`` (``db_table``):
+the move changed no row, and a web worker still running the previous release reads the
+same tables while the new one migrates.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Platform(models.TextChoices):
+    FACEBOOK_PAGE = "facebook_page", "Facebook Page"
+    INSTAGRAM = "instagram", "Instagram"
+
+
+class Role(models.TextChoices):
+    """A member's role in one account. The only place that says what each role may do."""
+
+    OWNER = "owner", "Owner"
+    EDITOR = "editor", "Editor"
+    VIEWER = "viewer", "Viewer"
+
+    @classmethod
+    def editing(cls) -> frozenset[Role]:
+        """The roles that may change things (for queries: ``role__in=Role.editing()``)."""
+        return frozenset({cls.OWNER, cls.EDITOR})
+
+    @property
+    def may_edit(self) -> bool:
+        """Approve, edit and discard drafts; change the voice, topics and sources; connect
+        channels. A viewer reads everything of the account and changes nothing."""
+        return self in type(self).editing()
+
+
+class Account(models.Model):
+    """A customer business: the tenant every other row hangs off."""
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    industry = models.CharField(max_length=80, blank=True)
+    timezone = models.CharField(max_length=64, default="UTC")
+    is_paying = models.BooleanField(default=False)
+    paused = models.BooleanField(default=False)
+    # Onboarding grace is derived from these two facts, never stored as a state.
+    created_at = models.DateTimeField(auto_now_add=True)
+    onboarding_grace_hours = models.PositiveIntegerField(default=72)
+    # Posts per platform per day the customer wants.
+    cadence_per_day = models.PositiveSmallIntegerField(default=1)
+    # The business's own names and @handles: never factual claims in a draft.
+    own_names = models.JSONField(default=list, blank=True)
+    # What the business wants posts about, in its own words ("vinyl", "home cinema"): read by
+    # relevance next to its industry and past posts. Edited on the Voice page.
+    topics = models.JSONField(default=list, blank=True)
+    # The article's lead image belongs to its publisher: drafts use it only when the
+    # customer says they may (and Instagram, which needs an image, is skipped until then).
+    use_article_images = models.BooleanField(default=False)
+    # Where the Instagram bio links to, when the customer has told us: only then may a
+    # caption say "Link in bio".
+    instagram_bio_link = models.URLField(max_length=500, blank=True)
+
+    class Meta:
+        db_table = "posting_account"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.OWNER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "posting_membership"
+        constraints = [models.UniqueConstraint(fields=["user", "account"], name="membership_unique_user_account")]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.account} ({self.role})"
