@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.http import Http404
 
 from accounts.models import Account, Membership, Role
 
 
-def account_for_member(*, user: AbstractBaseUser | AnonymousUser, slug: str) -> Account:
+def account_for_member(*, user: User | AnonymousUser, slug: str) -> Account:
     """The account with this slug if the user is a member of it; 404 otherwise.
 
     404 rather than 403 so that a non-member cannot even learn that the slug exists.
@@ -22,11 +22,11 @@ def account_for_member(*, user: AbstractBaseUser | AnonymousUser, slug: str) -> 
         raise Http404("No such account") from None
 
 
-def accounts_for_member(*, user: AbstractBaseUser) -> QuerySet[Account]:
+def accounts_for_member(*, user: User) -> QuerySet[Account]:
     return Account.objects.filter(memberships__user=user).order_by("name")
 
 
-def membership_role(*, user: AbstractBaseUser | AnonymousUser, account: Account) -> Role | None:
+def membership_role(*, user: User | AnonymousUser, account: Account) -> Role | None:
     """The user's role in the account; None for anyone who is not a member."""
     if not user.is_authenticated:
         return None
@@ -34,7 +34,7 @@ def membership_role(*, user: AbstractBaseUser | AnonymousUser, account: Account)
     return Role(role) if role is not None else None
 
 
-def member_may_edit(*, user: AbstractBaseUser | AnonymousUser, account: Account) -> bool:
+def member_may_edit(*, user: User | AnonymousUser, account: Account) -> bool:
     """Whether the user may change things in this account (``Role.may_edit``)."""
     role = membership_role(user=user, account=account)
     return role is not None and role.may_edit

@@ -11,6 +11,7 @@ import os
 import secrets
 from pathlib import Path
 
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -71,8 +72,6 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
 
 def fernet_key_problems(name: str, keys: list[str]) -> list[str]:
     """Why each entry of a Fernet key list is unusable, naming its position, never its value."""
-    from cryptography.fernet import Fernet
-
     problems = []
     for position, key in enumerate(keys, start=1):
         try:

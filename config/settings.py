@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_float, env_int, env_list, env_str, fernet_key_problems, generated_secret
@@ -211,8 +213,6 @@ TOKEN_ENCRYPTION_KEYS = env_list("TOKEN_ENCRYPTION_KEYS")
 if not TOKEN_ENCRYPTION_KEYS and not DEBUG:
     _REFUSALS.append("TOKEN_ENCRYPTION_KEYS must be set when DJANGO_DEBUG is off.")
 elif not TOKEN_ENCRYPTION_KEYS:
-    from cryptography.fernet import Fernet
-
     _key_path = VAR_DIR / "token_key"
     if not _key_path.exists():
         _key_path.parent.mkdir(parents=True, exist_ok=True)
@@ -361,7 +361,7 @@ JOBRUN_RETENTION_DAYS = env_int("JOBRUN_RETENTION_DAYS", 30)
 ALARM_RETENTION_DAYS = env_int("ALARM_RETENTION_DAYS", 180)
 
 # --- Logging ------------------------------------------------------------------------
-LOGGING = {
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
@@ -401,6 +401,7 @@ if _REFUSALS:
     raise ImproperlyConfigured("Landed refuses to start:\n- " + "\n- ".join(_REFUSALS))
 
 if SENTRY_DSN:
+    # Imported only when Sentry is on: the integrations hook into Django and Celery.
     import sentry_sdk
     from sentry_sdk.integrations.celery import CeleryIntegration
     from sentry_sdk.integrations.django import DjangoIntegration

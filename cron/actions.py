@@ -28,7 +28,7 @@ def _audit(
     *, user: AbstractBaseUser, action: str, account: Account | None, target: str = "", ok: bool = True, detail: str = ""
 ) -> OperatorAction:
     return OperatorAction.objects.create(
-        user=user if user.pk else None,
+        user_id=user.pk,
         username=user.get_username(),
         action=action,
         account=account,

@@ -8,8 +8,11 @@ person deploying sees each one before a customer does.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
+from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, register
 from django.core.checks import Warning as CheckWarning
@@ -24,7 +27,7 @@ _MAIL_BACKENDS_THAT_DO_NOT_SEND = {
 
 
 @register(Tags.security, deploy=True)
-def deployment_check(app_configs=None, **kwargs) -> list[CheckMessage]:
+def deployment_check(app_configs: Sequence[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     return [
         *_alarm_channel_warnings(),
         *_service_warnings(),
@@ -33,7 +36,7 @@ def deployment_check(app_configs=None, **kwargs) -> list[CheckMessage]:
 
 
 def _alarm_channel_warnings() -> list[CheckMessage]:
-    warnings = []
+    warnings: list[CheckMessage] = []
     if not settings.ALARM_CHANNELS:
         warnings.append(
             CheckWarning(
@@ -55,7 +58,7 @@ def _alarm_channel_warnings() -> list[CheckMessage]:
 
 
 def _service_warnings() -> list[CheckMessage]:
-    warnings = []
+    warnings: list[CheckMessage] = []
     if settings.CELERY_TASK_ALWAYS_EAGER:
         warnings.append(
             CheckWarning(
@@ -85,7 +88,7 @@ def _service_warnings() -> list[CheckMessage]:
 
 
 def _public_address_warnings() -> list[CheckMessage]:
-    warnings = []
+    warnings: list[CheckMessage] = []
     site = urlsplit(settings.SITE_URL)
     if site.scheme != "https" or _is_loopback(site.hostname):
         warnings.append(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from django.db.models import Count, Max, Min, Q, Sum
 from django.db.models.functions import TruncDate
@@ -58,6 +59,10 @@ class FleetRow:
     open_alarms: int = 0
     attention: list[str] = field(default_factory=list)
     funnel: list[dict[str, int]] = field(default_factory=list)  # one dict per day, oldest first
+    # Drawn by the view for the page: the funnel chart, its legend, landed per platform label.
+    chart: str = ""
+    legend: str = ""
+    landed_by_platform: list[tuple[str, LandedCounts]] = field(default_factory=list)
     review: ReviewProfile = field(default_factory=ReviewProfile)  # how approvals were made, 7 days
 
     @property
@@ -100,9 +105,9 @@ def fleet(*, now: datetime) -> list[FleetRow]:
         .values("account_id")
         .annotate(n=Count("id"), oldest=Min("gated_at"))
     )
-    for entry in waiting:
-        rows[entry["account_id"]].drafts_waiting = entry["n"]
-        rows[entry["account_id"]].oldest_waiting_since = entry["oldest"]
+    for waiting_entry in waiting:
+        rows[waiting_entry["account_id"]].drafts_waiting = waiting_entry["n"]
+        rows[waiting_entry["account_id"]].oldest_waiting_since = waiting_entry["oldest"]
 
     gated = (
         Draft.objects.filter(gated_at__gte=now - timedelta(days=GATE_RATE_DAYS))
@@ -111,9 +116,9 @@ def fleet(*, now: datetime) -> list[FleetRow]:
         .values("account_id")
         .annotate(total=Count("id"), passed=Count("id", filter=Q(gate_verdict=Draft.Verdict.PASSED)))
     )
-    for entry in gated:
-        rows[entry["account_id"]].gated_7d = entry["total"]
-        rows[entry["account_id"]].passed_7d = entry["passed"]
+    for gated_entry in gated:
+        rows[gated_entry["account_id"]].gated_7d = gated_entry["total"]
+        rows[gated_entry["account_id"]].passed_7d = gated_entry["passed"]
 
     latest_runs = (
         ResearchRun.objects.filter(finished_at__isnull=False).order_by().values("account_id").annotate(last=Max("id"))
@@ -135,8 +140,8 @@ def fleet(*, now: datetime) -> list[FleetRow]:
         .values("account_id")
         .annotate(n=Count("id"))
     )
-    for entry in alarms:
-        rows[entry["account_id"]].open_alarms = entry["n"]
+    for alarm_entry in alarms:
+        rows[alarm_entry["account_id"]].open_alarms = alarm_entry["n"]
 
     for account_id, profile in review_profiles(since=week_ago).items():
         rows[account_id].review = profile
@@ -209,8 +214,8 @@ def service_trends(*, today: date, days: int = TREND_DAYS) -> ServiceTrends:
         .annotate(n=Sum("landed"))
         .values_list("day", "n")
     )
-    runs = {
-        entry["d"]: entry
+    runs: dict[date, dict[str, Any]] = {
+        entry["d"]: dict(entry)
         for entry in JobRun.objects.filter(finished_at__gte=start)
         .annotate(d=TruncDate("finished_at", tzinfo=UTC))
         .order_by()
@@ -220,8 +225,8 @@ def service_trends(*, today: date, days: int = TREND_DAYS) -> ServiceTrends:
             failed=Count("id", filter=Q(outcome=JobRun.Outcome.FAILED)),
         )
     }
-    llm = {
-        entry["d"]: entry
+    llm: dict[date, dict[str, Any]] = {
+        entry["d"]: dict(entry)
         for entry in LLMUsage.objects.filter(created_at__gte=start)
         .annotate(d=TruncDate("created_at", tzinfo=UTC))
         .order_by()
@@ -238,10 +243,10 @@ def service_trends(*, today: date, days: int = TREND_DAYS) -> ServiceTrends:
     )
 
 
-PLATFORM_SHORT = {Platform.FACEBOOK_PAGE: "FB", Platform.INSTAGRAM: "IG"}
+PLATFORM_SHORT: dict[str, str] = {Platform.FACEBOOK_PAGE: "FB", Platform.INSTAGRAM: "IG"}
 
 
-def failed_publications_recent(*, now: datetime, days: int = 7, limit: int = 30) -> list:
+def failed_publications_recent(*, now: datetime, days: int = 7, limit: int = 30) -> list[Any]:
     """Failed publications of the last week, newest first, for the console's retry buttons."""
     from publish.models import Publication
 

@@ -21,6 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import requests
+import sentry_sdk
 from django.conf import settings
 from django.core.mail import send_mail, send_mass_mail
 from django.db import IntegrityError, transaction
@@ -34,6 +35,7 @@ from accounts.selectors import account_editor_emails
 from cron.alarm_text import account_label, alarm_text, quoted
 from cron.errors import NotificationFailed, NotificationRetry
 from cron.models import Alarm, AlarmNotification, ApprovalDigest
+from posting.selectors import drafts_awaiting_approval
 
 logger = logging.getLogger(__name__)
 
@@ -190,8 +192,6 @@ def _alarm_email(*, alarm: Alarm, event: str) -> bool:
 
 
 def _alarm_sentry(*, alarm: Alarm, event: str) -> bool:
-    import sentry_sdk
-
     with sentry_sdk.new_scope() as scope:
         scope.set_tag("alarm_kind", alarm.kind)
         scope.set_tag("alarm_event", event)
@@ -245,8 +245,6 @@ def approval_digests_send() -> dict[str, int]:
     and the email share one transaction: a failed send leaves no row, and the next run
     tries again.
     """
-    from posting.selectors import drafts_awaiting_approval
-
     now = timezone.now()
     counts: Counter[str] = Counter()
     for account in Account.objects.filter(paused=False):

@@ -16,7 +16,7 @@ def operator_create(*, username: str, email: str, password: str) -> tuple[User, 
     user = User.objects.filter(username=username).first()
     validate_password(password, user=user)
     created = user is None
-    if created:
+    if user is None:
         user = User(username=username)
     user.email = email or user.email
     user.is_staff = True

@@ -12,6 +12,7 @@ from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 
 from cron.jobs import JOBS, Job
 from cron.models import Alarm, JobRun
+from posting.models import LLMUsage
 
 
 class JobState:
@@ -74,8 +75,6 @@ def alarms_open() -> QuerySet[Alarm]:
 def llm_usage_summary(*, since: datetime) -> dict[str, object]:
     """The language model as the operator should see it (docs/ARCHITECTURE.md lesson 6): calls and how
     they ended, 429s, cost, and which key and organisation are in use (fingerprints only)."""
-    from posting.models import LLMUsage
-
     usage = LLMUsage.objects.filter(created_at__gte=since)
     totals = usage.aggregate(
         calls=Count("id"),

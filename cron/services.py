@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from traceback import format_exception
 from typing import Any
 
@@ -63,6 +64,7 @@ def _job_run_enqueue(*, job_run_id: int) -> None:
     the cron call is answered "duplicate". Deleting it lets the scheduler's retry create
     and enqueue it again; JobRunNotEnqueued tells the caller to answer with a retryable error.
     """
+    # Imported here: the tasks module imports this one.
     from cron.tasks import job_run_task
 
     try:
@@ -279,7 +281,7 @@ def _alarm_notifications_queue(*, alarm: Alarm, event: str) -> None:
         AlarmNotification(alarm=alarm, channel=channel, event=event) for channel in channels
     )
     for notification in notifications:
-        transaction.on_commit(lambda pk=notification.pk: _alarm_notification_enqueue(notification_id=pk))
+        transaction.on_commit(partial(_alarm_notification_enqueue, notification_id=notification.pk))
 
 
 def _alarm_notification_enqueue(*, notification_id: int) -> None:

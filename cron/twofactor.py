@@ -10,6 +10,7 @@ Customers are not affected.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote
 
 from django.conf import settings
@@ -48,7 +49,7 @@ class StaffTwoFactorMiddleware:
         return self.get_response(request)
 
 
-def _confirmed_device(user) -> TOTPDevice | None:
+def _confirmed_device(user: Any) -> TOTPDevice | None:
     return TOTPDevice.objects.filter(user=user, confirmed=True).first()
 
 

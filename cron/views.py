@@ -12,6 +12,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
@@ -31,6 +32,8 @@ from cron.errors import JobRunNotEnqueued
 from cron.models import OperatorAction
 from cron.selectors import alarms_open, job_statuses, llm_usage_summary
 from cron.services import job_run_request
+from publish.oauth.services import connect_funnel
+from publish.selectors import channels_paused
 
 _BEARER = "Bearer "
 
@@ -139,8 +142,6 @@ def ops(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied
     from cron.charts import STAGE_COLOURS, bar_chart, legend, line_chart
     from cron.console import FUNNEL_LABELS, FUNNEL_STAGES, PLATFORM_SHORT, fleet, service_trends
-    from publish.oauth.services import connect_funnel
-    from publish.selectors import channels_paused
 
     now = timezone.now()
     since = now - timedelta(hours=24)
@@ -201,6 +202,14 @@ def _staff_only(request: HttpRequest) -> None:
         raise PermissionDenied
 
 
+def _staff_user(request: HttpRequest) -> AbstractBaseUser:
+    """The signed-in staff user (the views call _staff_only first)."""
+    user = request.user
+    if not isinstance(user, AbstractBaseUser):
+        raise PermissionDenied
+    return user
+
+
 @login_required
 @require_POST
 def ops_stage_run(request: HttpRequest, slug: str, stage: str) -> HttpResponse:
@@ -210,7 +219,7 @@ def ops_stage_run(request: HttpRequest, slug: str, stage: str) -> HttpResponse:
     _staff_only(request)
     account = get_object_or_404(Account, slug=slug)
     try:
-        account_stage_run_request(user=request.user, account=account, stage=stage)
+        account_stage_run_request(user=_staff_user(request), account=account, stage=stage)
     except ActionRefused as exc:
         messages.error(request, str(exc))
     else:
@@ -225,7 +234,7 @@ def ops_account_pause(request: HttpRequest, slug: str, paused: bool) -> HttpResp
 
     _staff_only(request)
     account = get_object_or_404(Account, slug=slug)
-    account_paused_set(user=request.user, account=account, paused=paused)
+    account_paused_set(user=_staff_user(request), account=account, paused=paused)
     messages.success(request, f"{account.slug} {'paused' if paused else 'resumed'}.")
     return redirect(f"{reverse('ops')}#account-{account.slug}")
 
@@ -237,7 +246,7 @@ def ops_alarm_resolve(request: HttpRequest, alarm_id: int) -> HttpResponse:
 
     _staff_only(request)
     try:
-        alarm_resolve_by_operator(user=request.user, alarm_id=alarm_id)
+        alarm_resolve_by_operator(user=_staff_user(request), alarm_id=alarm_id)
     except ActionRefused as exc:
         messages.error(request, str(exc))
     else:
@@ -252,7 +261,7 @@ def ops_publication_retry(request: HttpRequest, publication_id: int) -> HttpResp
 
     _staff_only(request)
     try:
-        publication_retry_by_operator(user=request.user, publication_id=publication_id)
+        publication_retry_by_operator(user=_staff_user(request), publication_id=publication_id)
     except ActionRefused as exc:
         messages.error(request, str(exc))
     else:
@@ -280,7 +289,7 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
     account = get_object_or_404(Account, slug=slug)
     if page not in SUPPORT_PAGES:
         raise Http404("No such customer page.")
-    support_view_record(user=request.user, account=account, page=page)
+    support_view_record(user=_staff_user(request), account=account, page=page)
     messages.info(request, f"Support view of {account.name} ({account.slug}): read only, and recorded.")
     if page == "drafts":
         context = {

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import requests
 from django.conf import settings
@@ -26,7 +26,12 @@ from accounts.models import Account
 from cron.jobs import job_get
 from cron.selectors import JobState, job_statuses
 from cron.services import Condition, alarms_sync
-from posting.models import Draft
+from posting.models import Draft, LLMUsage
+from posting.selectors import drafts_awaiting_approval
+from publish.models import Channel, Publication
+from publish.oauth.services import connect_funnel
+from publish.selectors import channels_paused
+from research.models import ResearchRun, Source
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +84,6 @@ def watchdog_landed() -> dict[str, int]:
     Driven from the set of accounts, not from publication rows, so an account with no
     channel, no drafts and no publications at all alarms too.
     """
-    from posting.selectors import drafts_awaiting_approval
-    from publish.models import Channel, Publication
-
     now = timezone.now()
     conditions = []
     checked = 0
@@ -112,7 +114,7 @@ def watchdog_landed() -> dict[str, int]:
     return {"accounts_checked": checked, **alarms_sync(kinds=kinds, conditions=conditions)}
 
 
-def _platform_silent_conditions(*, account: Account, since, window: timedelta) -> list[Condition]:
+def _platform_silent_conditions(*, account: Account, since: datetime, window: timedelta) -> list[Condition]:
     """One platform lands nothing while another lands: the account-wide count hides it
     (an Instagram quota, a Page-only block), so each connected platform is counted alone."""
     from publish.models import Channel, Publication
@@ -157,8 +159,6 @@ def watchdog_connect_funnel() -> dict[str, int]:
     the customer's hands (consent screen, page picker), so only older starts count;
     a bind at any time in the window counts.
     """
-    from publish.oauth.services import connect_funnel
-
     now = timezone.now()
     since = now - timedelta(hours=settings.WATCHDOG_CONNECT_WINDOW_HOURS)
     in_flight = connect_funnel(since=now - timedelta(minutes=settings.WATCHDOG_CONNECT_SETTLE_MINUTES))
@@ -233,8 +233,6 @@ def watchdog_research() -> dict[str, int]:
     Driven from the subscribed, unpaused accounts (the ones research_run_all serves), so
     an account the research run skips, and that therefore has no rows, alarms too.
     """
-    from research.models import ResearchRun, Source
-
     now = timezone.now()
     research_job = job_get("research_feeds")
     overdue_before = now - research_job.period - research_job.grace
@@ -244,8 +242,9 @@ def watchdog_research() -> dict[str, int]:
     )
     for account in accounts:
         latest = ResearchRun.objects.filter(account=account, finished_at__isnull=False).order_by("-started_at").first()
-        finished_at = latest.finished_at.isoformat() if latest and latest.finished_at else None
-        if (latest is None or latest.finished_at < overdue_before) and account.first_subscribed_at < overdue_before:
+        finished = latest.finished_at if latest else None
+        finished_at = finished.isoformat() if finished else None
+        if (finished is None or finished < overdue_before) and account.first_subscribed_at < overdue_before:
             conditions.append(
                 Condition(
                     kind=Kind.RESEARCH_STARVED,
@@ -293,7 +292,7 @@ def watchdog_research() -> dict[str, int]:
     return alarms_sync(kinds=kinds, conditions=conditions)
 
 
-def _account_source_conditions(*, now) -> list[Condition]:
+def _account_source_conditions(*, now: datetime) -> list[Condition]:
     """Each account's subscribed sources that have not been read successfully for
     WATCHDOG_SOURCE_FAILING_HOURS while being tried: the account's research is thinner
     and only the operator (or the customer) can replace the feed. Paused accounts are
@@ -336,8 +335,6 @@ def _account_source_conditions(*, now) -> list[Condition]:
 def watchdog_gate_llm() -> dict[str, int]:
     """The gate rejected (or passed) every one of enough drafts; the LLM is throttled, failing
     or answering with a different key or organisation than before (docs/ARCHITECTURE.md lessons 5, 6)."""
-    from posting.models import LLMUsage
-
     now = timezone.now()
     conditions = []
 
@@ -401,8 +398,6 @@ def watchdog_gate_llm() -> dict[str, int]:
 
 def watchdog_publishing() -> dict[str, int]:
     """Publications stuck unknown or unconfirmed; channels needing reconnect; tokens expiring soon."""
-    from publish.models import Channel, Publication
-
     now = timezone.now()
     conditions = []
     stuck_before = now - timedelta(minutes=settings.WATCHDOG_STUCK_MINUTES)
@@ -464,24 +459,24 @@ def watchdog_publishing() -> dict[str, int]:
     return {"publications_stuck": sum(map(len, by_account.values())), **alarms_sync(kinds=kinds, conditions=conditions)}
 
 
-def _long_pause_conditions(*, now) -> list[Condition]:
+def _long_pause_conditions(*, now: datetime) -> list[Condition]:
     """A rate-limit pause planned to last longer than the threshold: posts are held for hours,
     which usually means a quota (Instagram's daily publishing limit) or an app-level limit an
     operator should look at. Resolved when the pause ends."""
-    from publish.selectors import channels_paused
-
     longest = timedelta(minutes=settings.WATCHDOG_CHANNEL_PAUSE_MINUTES)
     conditions = []
     for channel in channels_paused(now=now):
         started = channel.throttled_since or now
-        if channel.throttled_until - started <= longest:
+        resumes_at = channel.throttled_until
+        # Never None for a paused channel (channels_paused filters on it); the check tells mypy.
+        if resumes_at is None or resumes_at - started <= longest:
             continue
         details = {
             "channel_id": channel.pk,
             "platform": channel.platform,
             "name": channel.name,
             "paused_since": started.isoformat(),
-            "resumes_at": channel.throttled_until.isoformat(),
+            "resumes_at": resumes_at.isoformat(),
         }
         conditions.append(
             Condition(
@@ -491,7 +486,7 @@ def _long_pause_conditions(*, now) -> list[Condition]:
     return conditions
 
 
-def _refused_conditions(*, now) -> list[Condition]:
+def _refused_conditions(*, now: datetime) -> list[Condition]:
     """Publications that ended failed (the platform refused them, or they were never seen
     after an unknown outcome) within the lookback: one alarm per account and platform,
     naming the latest one's reason and the start of its text (quoted when shown)."""

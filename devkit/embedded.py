@@ -1,6 +1,6 @@
 """The embedded default's companions: the Graph sandbox and the bundled demo feeds.
 
-``make run`` (and ``pipeline --embedded``) start both in threads of the Django process,
+``make run`` (``landed_run``) and ``make pipeline`` (``landed_pipeline``) start both in threads of the Django process,
 on the addresses the settings point at, so the whole product runs offline with one
 command. Nothing here is used in production.
 """

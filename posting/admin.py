@@ -13,7 +13,8 @@ class DraftRevisionInline(admin.TabularInline):
     model = DraftRevision
     extra = 0
     can_delete = False
-    fields = ["created_at", "source", "editor", "previous_text_sha256", "text"]
+    # A tuple, so that readonly_fields (typed narrower than fields in the stubs) can be the same one.
+    fields = ("created_at", "source", "editor", "previous_text_sha256", "text")
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest, obj: Draft | None = None) -> bool:
@@ -85,9 +86,9 @@ class DraftAdmin(admin.ModelAdmin):
         if "text" not in form.changed_data:
             return
         # ``obj`` already carries the new text in memory; the service reads the stored row.
-        services.draft_edit(
-            draft=obj, text=form.cleaned_data["text"], editor=request.user, source=DraftRevision.Source.STAFF
-        )
+        # The admin serves signed-in staff only: the editor is always a User (the check narrows the type).
+        editor = request.user if request.user.is_authenticated else None
+        services.draft_edit(draft=obj, text=form.cleaned_data["text"], editor=editor, source=DraftRevision.Source.STAFF)
         obj.refresh_from_db()
 
 
@@ -141,10 +142,10 @@ class LLMUsageAdmin(admin.ModelAdmin):
     list_filter = ["status", "purpose", "model", "key_fingerprint", "organization"]
     date_hierarchy = "created_at"
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: LLMUsage | None = None) -> bool:
         return False
 
 

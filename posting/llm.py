@@ -280,22 +280,30 @@ class ClaimJudge:
             max_tokens=200,
         )
         verdict, cited, reason = (result.data.get(key) for key in ("verdict", "sentences", "reason"))
+        numbers = _sentence_numbers(cited)
         problem = ""
         if verdict not in JUDGE_VERDICTS:
             problem = "The judge gave no verdict."
-        elif not isinstance(cited, list) or not all(isinstance(number, int) for number in cited):
+        elif numbers is None:
             problem = "The judge cited no sentence numbers."
-        elif unknown := [number for number in cited if number not in sentences]:
+        elif unknown := [number for number in numbers if number not in sentences]:
             problem = f"The judge cited sentence {unknown[0]}, which it was not shown."
-        if problem:
+        if problem or numbers is None:
             usage_mark_malformed(usage=result.usage, detail=problem)
             raise LLMBadOutput(problem, status=LLMUsage.Status.MALFORMED, usage=result.usage)
         return JudgeVerdict(
             verdict=str(verdict),
-            sentences=tuple(cited),  # type: ignore[arg-type]
+            sentences=numbers,
             reason=reason[:300] if isinstance(reason, str) else "",
             prompt_version=JUDGE_PROMPT_VERSION,
         )
+
+
+def _sentence_numbers(cited: object) -> tuple[int, ...] | None:
+    """The sentence numbers a judge cited, or None unless it gave a list of integers."""
+    if isinstance(cited, list) and all(isinstance(number, int) for number in cited):
+        return tuple(cited)
+    return None
 
 
 def llm_claim_judge(*, account: Account | None) -> ClaimJudge | None:

@@ -5,6 +5,7 @@ The tenant (Account) and the platforms are ``accounts``'; this app hangs its row
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
@@ -12,6 +13,10 @@ from django.db.models import Q
 from django.db.models.functions import SHA256
 
 from accounts.models import Account, Platform
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models.sql.compiler import SQLCompiler, _AsSqlType
 
 
 class TextSHA256(SHA256):
@@ -22,7 +27,7 @@ class TextSHA256(SHA256):
     deterministic SHA256 function Django registers on every connection.
     """
 
-    def as_postgresql(self, compiler, connection, **extra_context):
+    def as_postgresql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, **extra_context: Any) -> _AsSqlType:
         return self.as_sql(
             compiler, connection, template="ENCODE(SHA256(CONVERT_TO(%(expressions)s, 'UTF8')), 'hex')", **extra_context
         )
@@ -143,6 +148,11 @@ class Draft(models.Model):
 
     def __str__(self) -> str:
         return f"draft {self.pk} {self.platform} ({self.status})"
+
+    @property
+    def is_approved(self) -> bool:
+        """A person approved this text (publishing asks this before it schedules a post)."""
+        return self.status == self.Status.APPROVED
 
     # The same rules as DraftQuerySet's, for a row in hand (a test pins that they agree).
     @property

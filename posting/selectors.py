@@ -84,7 +84,8 @@ def draft_sentences(*, draft: Draft) -> list[DraftSentence]:
         checked = kind == "claim"
         supported = bool(entry.get("supported"))
         reason = str(entry.get("reason") or "").strip()
-        evidence = entry.get("evidence") if isinstance(entry.get("evidence"), list) else []
+        raw_evidence = entry.get("evidence")
+        evidence = raw_evidence if isinstance(raw_evidence, list) else []
         nearest = next((str(e["text"]) for e in evidence if isinstance(e, dict) and e.get("text")), "")
         if checked:
             label = "Supported" if supported else "Not supported"

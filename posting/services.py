@@ -13,14 +13,16 @@ verdict and records a DraftRevision: who, when, from where.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from posting.errors import DraftInvalid, DraftStateError
+from posting.gate.services import draft_gate
 from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
 from publish.limits import platform_limit_broken
 from publish.models import Publication
+from publish.services import publication_enqueue, publication_schedule
 from review.services import review_decided, review_edited
 
 # Drafts whose text may still change: once approved or rejected, the text is final.
@@ -28,7 +30,7 @@ EDITABLE_STATUSES = (Draft.Status.DRAFTED, Draft.Status.GATED)
 
 
 @transaction.atomic
-def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | None = None) -> Draft:
+def draft_approve(*, draft: Draft, user: User, text_sha256: str | None = None) -> Draft:
     """Approve a passed draft and schedule it on the account's channel for its platform.
 
     ``text_sha256`` is the digest of the text the customer was shown (the approve form
@@ -41,8 +43,6 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
     and approve again), and, after the commit, publish.errors.PublishNotEnqueued if the
     broker is down (the approval stands).
     """
-    from publish.services import publication_enqueue, publication_schedule
-
     expected = text_sha256 if text_sha256 is not None else text_sha256_of(draft.text)
     approved = (
         Draft.objects.filter(pk=draft.pk, account_id=draft.account_id)
@@ -66,7 +66,7 @@ def draft_approve(*, draft: Draft, user: AbstractBaseUser, text_sha256: str | No
 
 
 @transaction.atomic
-def draft_reject(*, draft: Draft, user: AbstractBaseUser) -> Draft:
+def draft_reject(*, draft: Draft, user: User) -> Draft:
     """The customer's own "no": the draft (passed or held back) will never be posted."""
     rejected = Draft.objects.filter(pk=draft.pk, account_id=draft.account_id, status__in=EDITABLE_STATUSES).update(
         status=Draft.Status.REJECTED, decided_by=user, decided_at=timezone.now()
@@ -79,7 +79,7 @@ def draft_reject(*, draft: Draft, user: AbstractBaseUser) -> Draft:
 
 
 @transaction.atomic
-def draft_edit(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> Draft:
+def draft_edit(*, draft: Draft, text: str, editor: User | None, source: str) -> Draft:
     """Replace a draft's text, record who changed it, and send it back to the factual gate.
 
     The verdict is cleared in the same write, so the old verdict can never stand for the
@@ -90,6 +90,8 @@ def draft_edit(*, draft: Draft, text: str, editor: AbstractBaseUser | None, sour
     Raises DraftInvalid for text the platform would refuse and DraftStateError once the
     draft is approved or rejected.
     """
+    # A real cycle: the tasks module imports the services it runs (posting.tasks ->
+    # posting.composer.services -> posting.services), so the task is imported when used.
     from posting.tasks import draft_gate_task
 
     edited, changed = _draft_text_replace(draft=draft, text=text, editor=editor, source=source)
@@ -98,7 +100,7 @@ def draft_edit(*, draft: Draft, text: str, editor: AbstractBaseUser | None, sour
     return edited
 
 
-def draft_edit_and_gate(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> Draft:
+def draft_edit_and_gate(*, draft: Draft, text: str, editor: User | None, source: str) -> Draft:
     """Like draft_edit, then judge the new text at once and return the draft with its verdict.
 
     For the customer's page: the result is known when the page comes back, never "being
@@ -106,8 +108,6 @@ def draft_edit_and_gate(*, draft: Draft, text: str, editor: AbstractBaseUser | N
     may wait seconds on a model) holds no transaction open. If the gate itself fails the
     draft stays DRAFTED and the gate sweep judges it later.
     """
-    from posting.gate.services import draft_gate
-
     edited, changed = _draft_text_replace(draft=draft, text=text, editor=editor, source=source)
     if not changed and edited.status != Draft.Status.DRAFTED:
         return edited
@@ -115,7 +115,7 @@ def draft_edit_and_gate(*, draft: Draft, text: str, editor: AbstractBaseUser | N
 
 
 def draft_revision_record(
-    *, draft: Draft, editor: AbstractBaseUser | None = None, source: str, previous_text: str | None = None
+    *, draft: Draft, editor: User | None = None, source: str, previous_text: str | None = None
 ) -> DraftRevision:
     """Record the draft's current text as a revision: the composer calls it for the first text.
 
@@ -131,7 +131,7 @@ def draft_revision_record(
 
 
 @transaction.atomic
-def _draft_text_replace(*, draft: Draft, text: str, editor: AbstractBaseUser | None, source: str) -> tuple[Draft, bool]:
+def _draft_text_replace(*, draft: Draft, text: str, editor: User | None, source: str) -> tuple[Draft, bool]:
     """Write the new text with its revision; (the draft as now stored, whether the text changed)."""
     text = draft_text_validate(platform=draft.platform, text=text)
     source = DraftRevision.Source(source)

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.access import member_required
+from accounts.access import AuthenticatedHttpRequest, member_required
 from accounts.models import Account, Platform
 from accounts.selectors import accounts_for_member, member_may_edit
 from posting import selectors, services
@@ -27,7 +27,7 @@ from review.services import Opened, approval_pace_note_for, review_opened, revie
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     accounts = list(accounts_for_member(user=request.user))
     if len(accounts) == 1:
         return redirect("drafts", slug=accounts[0].slug)
@@ -35,7 +35,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @member_required
-def drafts(request: HttpRequest, account: Account) -> HttpResponse:
+def drafts(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     awaiting = list(selectors.drafts_awaiting_approval(account=account))
     if _can_decide(request, account):
         reviews_shown(drafts=awaiting)  # review discipline: when each was first put before an approver
@@ -52,7 +52,7 @@ def drafts(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_GET
 @member_required
-def draft_detail(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+def draft_detail(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """One draft: its text, each sentence's check, its changes, and what the customer can do."""
     draft = selectors.draft_for_member(account=account, draft_id=draft_id)
     if draft.status == Draft.Status.GATED and _can_decide(request, account):
@@ -64,7 +64,7 @@ def draft_detail(request: HttpRequest, account: Account, draft_id: int) -> HttpR
 
 @require_POST
 @member_required
-def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+def draft_approve(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     draft = _decidable_draft(request, account, draft_id)
     try:
         # The digest of the text the page showed: approval means "this text", not "whatever it is now".
@@ -87,7 +87,7 @@ def draft_approve(request: HttpRequest, account: Account, draft_id: int) -> Http
 
 @require_POST
 @member_required
-def draft_reject(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+def draft_reject(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     draft = _decidable_draft(request, account, draft_id)
     held_back = draft.is_held_back
     try:
@@ -100,7 +100,7 @@ def draft_reject(request: HttpRequest, account: Account, draft_id: int) -> HttpR
 
 
 @member_required
-def draft_edit(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
+def draft_edit(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """Save the customer's text and fact-check it at once; the page shows the verdict."""
     draft = _decidable_draft(request, account, draft_id)
     if request.method != "POST":
@@ -133,7 +133,13 @@ def history(request: HttpRequest, account: Account) -> HttpResponse:
 
 
 def _draft_page(
-    request: HttpRequest, account: Account, draft: Draft, *, text: str | None = None, error: str = "", status: int = 200
+    request: AuthenticatedHttpRequest,
+    account: Account,
+    draft: Draft,
+    *,
+    text: str | None = None,
+    error: str = "",
+    status: int = 200,
 ) -> HttpResponse:
     can_decide = _can_decide(request, account)
     context = {
@@ -162,11 +168,11 @@ def _edit_outcome(draft: Draft, *, changed: bool) -> str:
     return f"{prefix}: still held back. See which sentences the article does not support below."
 
 
-def _can_decide(request: HttpRequest, account: Account) -> bool:
+def _can_decide(request: AuthenticatedHttpRequest, account: Account) -> bool:
     return member_may_edit(user=request.user, account=account)
 
 
-def _decidable_draft(request: HttpRequest, account: Account, draft_id: int) -> Draft:
+def _decidable_draft(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> Draft:
     draft = get_object_or_404(Draft, pk=draft_id, account=account)
     if not _can_decide(request, account):
         raise PermissionDenied("Viewers cannot approve, reject or edit drafts.")

@@ -16,7 +16,8 @@ import logging
 import random
 import time
 from datetime import datetime, timedelta
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -25,7 +26,7 @@ from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from posting.models import Draft
+from accounts.models import Platform
 from publish import selectors
 from publish.crypto import TokenDecryptError, token_decrypt, token_encrypt
 from publish.errors import (
@@ -75,23 +76,46 @@ USAGE_PAUSE_PCT = 90.0
 USAGE_PAUSE_S = 15 * 60
 
 
-def publication_schedule(*, draft: Draft) -> Publication:
+class ApprovedDraft(Protocol):
+    """What publishing reads of a draft (``posting.models.Draft``). Publish never imports
+    posting: posting hands its draft down when a person approves it (docs/ARCHITECTURE.md,
+    "Layers"), and the draft itself says whether it is approved."""
+
+    @property
+    def pk(self) -> Any: ...
+    @property
+    def account_id(self) -> int: ...
+    @property
+    def platform(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def link_url(self) -> str: ...
+    @property
+    def image_url(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def is_approved(self) -> bool: ...
+
+
+def publication_schedule(*, draft: ApprovedDraft) -> Publication:
     """Freeze an approved draft onto the account's connected channel for its platform.
 
     Idempotent per (draft, channel): scheduling twice returns the same publication.
     """
-    if draft.status != Draft.Status.APPROVED:
+    if not draft.is_approved:
         raise DraftNotApproved(f"draft {draft.pk} is {draft.status}, not approved")
     channel = selectors.channel_connected_for(account_id=draft.account_id, platform=draft.platform)
     if channel is None:
-        raise NoConnectedChannel(f"no connected {draft.get_platform_display()} channel for this account")
+        raise NoConnectedChannel(f"no connected {Platform(draft.platform).label} channel for this account")
     now = timezone.now()
     # A channel the platform has throttled holds new work too, not only what was queued.
     scheduled_for = max(now, channel.throttled_until or now)
     try:
         with transaction.atomic():
             publication, _ = Publication.objects.get_or_create(
-                draft=draft,
+                draft_id=draft.pk,
                 channel=channel,
                 defaults={
                     "account_id": draft.account_id,
@@ -103,7 +127,7 @@ def publication_schedule(*, draft: Draft) -> Publication:
             )
     except IntegrityError:
         # A concurrent schedule of the same draft won the unique constraint.
-        return Publication.objects.get(draft=draft, channel=channel)
+        return Publication.objects.get(draft_id=draft.pk, channel=channel)
     # Enqueuing is the caller's move (posting.services.draft_approve does it on commit);
     # the publish sweep finds it anyway if that message is lost.
     return publication
@@ -233,7 +257,7 @@ def publications_publish_due() -> dict[str, int]:
         # Reconcile decides at once (found: landed; not found over several reads: retry),
         # instead of at the reconcile sweep's next tick. A signal: reconcile imports publish.
         transaction.on_commit(
-            lambda pk=publication_id: publication_awaiting_read.send(sender=Publication, publication_id=pk)
+            partial(publication_awaiting_read.send, sender=Publication, publication_id=publication_id)
         )
     due_ids = list(selectors.publications_due(now=now, with_container=False).values_list("pk", flat=True)[:SWEEP_BATCH])
     for publication_id in due_ids:
@@ -504,6 +528,7 @@ def publication_enqueue(*, publication_id: int) -> None:
 
 
 def _publish_send(publication_id: int) -> None:
+    # Imported here: tasks import this module.
     from publish.tasks import publication_publish_task
 
     try:

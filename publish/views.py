@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.access import member_required
+from accounts.access import AuthenticatedHttpRequest, member_required
 from accounts.models import Account, Platform
 from publish.oauth import graph_auth, selectors, services
 from publish.oauth.errors import ConnectAlreadyDone, ConnectError, PermissionsDeclined
@@ -17,7 +17,7 @@ from publish.oauth.errors import ConnectAlreadyDone, ConnectError, PermissionsDe
 
 @require_GET
 @member_required
-def channels_page(request: HttpRequest, account: Account) -> HttpResponse:
+def channels_page(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     return render(
         request,
         "publish/channels.html",
@@ -31,7 +31,7 @@ def channels_page(request: HttpRequest, account: Account) -> HttpResponse:
 
 @require_POST
 @member_required
-def connect_start(request: HttpRequest, account: Account) -> HttpResponse:
+def connect_start(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """Mint a claim and send the browser to the Facebook Login dialog."""
     if not selectors.member_can_connect(user=request.user, account=account):
         return HttpResponseForbidden("Only owners and editors can connect channels.")
@@ -77,7 +77,7 @@ def connect_callback(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def connect_pick(request: HttpRequest, grant_id: int) -> HttpResponse:
+def connect_pick(request: AuthenticatedHttpRequest, grant_id: int) -> HttpResponse:
     session_key = request.session.session_key or ""
     grant = selectors.connect_grant_for_session(grant_id=grant_id, user=request.user, session_key=session_key)
     if grant is None:

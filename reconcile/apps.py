@@ -7,7 +7,7 @@ class ReconcileConfig(AppConfig):
 
     def ready(self) -> None:
         # publish never imports reconcile: it announces publications awaiting a read, and
-        # reconcile enqueues the read here.
+        # reconcile enqueues the read here (in ready(): the tasks need the app registry).
         from publish.signals import publication_awaiting_read
         from reconcile.tasks import publication_read_enqueue
 

@@ -80,6 +80,16 @@ def publication_reconcile(*, publication_id: int) -> Publication:
     return _find_unknown(publication, provider)
 
 
+# Where the sweep counts a publication by the status a read left it in (any other status: "pending").
+# Keyed by str: a row's status is the plain string from the database.
+_SWEEP_COUNT_KEYS: dict[str, str] = {
+    Status.LANDED: "landed",
+    Status.UNCONFIRMED: "unconfirmed",
+    Status.SCHEDULED: "rescheduled",
+    Status.FAILED: "failed",
+}
+
+
 def publications_reconcile_due() -> dict[str, int]:
     """The cron sweep over PUBLISHED and UNKNOWN publications whose next read is due."""
     now = timezone.now()
@@ -103,13 +113,7 @@ def publications_reconcile_due() -> dict[str, int]:
             logger.exception("reconcile failed for publication %s", publication_id)
             counts["errors"] += 1
             continue
-        key = {
-            Status.LANDED: "landed",
-            Status.UNCONFIRMED: "unconfirmed",
-            Status.SCHEDULED: "rescheduled",
-            Status.FAILED: "failed",
-        }.get(publication.status, "pending")
-        counts[key] += 1
+        counts[_SWEEP_COUNT_KEYS.get(publication.status, "pending")] += 1
     return counts
 
 

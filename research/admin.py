@@ -57,7 +57,8 @@ class DeliveryInline(admin.TabularInline):
     model = Delivery
     extra = 0
     raw_id_fields = ["source"]
-    fields = ["source", "title", "link", "author", "published_at", "entry_id", "created_at"]
+    # A tuple, so that readonly_fields (typed narrower than fields in the stubs) can be the same one.
+    fields = ("source", "title", "link", "author", "published_at", "entry_id", "created_at")
     readonly_fields = fields
 
 

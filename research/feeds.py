@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urljoin, urlsplit
@@ -81,7 +82,7 @@ def feed_parse(body: bytes, *, base_url: str) -> ParsedFeed:
     )
 
 
-def _refuse_entities(body: bytes, *, error) -> None:
+def _refuse_entities(body: bytes, *, error: Callable[[str], Exception]) -> None:
     """Raise ``error(detail)`` if the document declares entities or refers to external ones.
 
     Entity declarations are how XML bombs (billion laughs) and external entities work; no

@@ -47,6 +47,7 @@ from enum import StrEnum
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import certifi
+import redis
 from django.conf import settings
 
 from research.errors import FetchError
@@ -499,7 +500,9 @@ def _connection(
     else:
         conn = http.client.HTTPConnection(target.host, target.port, timeout=timeout)
 
-    def create_pinned(_addr: tuple[str, int], timeout: float, source_address: tuple[str, int] | None = None):
+    def create_pinned(
+        _addr: tuple[str, int], timeout: float, source_address: tuple[str, int] | None = None
+    ) -> socket.socket:
         # Connect only to the addresses we checked (in the resolver's order, as a normal
         # client would); the Host header and TLS SNI/certificate check still use the name,
         # because the connection object keeps it as ``host``.
@@ -516,6 +519,7 @@ def _connection(
         assert failure is not None  # checked_addresses never returns an empty list
         raise failure
 
+    # The hook HTTPConnection.connect() calls to open its socket; private, so typeshed leaves it out.
     conn._create_connection = create_pinned  # type: ignore[attr-defined]
     return conn
 
@@ -534,11 +538,14 @@ def _proxy_connection(
     else:
         conn = http.client.HTTPConnection(proxy_host, proxy_port, timeout=timeout)
 
-    def create_watched(addr: tuple[str, int], timeout: float, source_address: tuple[str, int] | None = None):
+    def create_watched(
+        addr: tuple[str, int], timeout: float, source_address: tuple[str, int] | None = None
+    ) -> socket.socket:
         sock = socket.create_connection(addr, timeout, source_address)
         watchdog.watch(sock)
         return sock
 
+    # The hook HTTPConnection.connect() calls to open its socket; private, so typeshed leaves it out.
     conn._create_connection = create_watched  # type: ignore[attr-defined]
     return conn
 
@@ -729,11 +736,12 @@ class HostGate:
         self.deadline = entered + self.max_wait_s
         delay = float(settings.RESEARCH_HOST_DELAY_S)
         if self.shared is not None:
-            self.lease = self.shared.acquire(
+            lease = self.shared.acquire(
                 self.host, concurrency=self.concurrency, delay_s=delay, deadline=self.deadline, hold_s=self.max_wait_s
             )
-            if self.lease is None:
+            if lease is None:
                 raise FetchError(ErrorKind.TIMEOUT, f"waited too long for a turn at {self.host}")
+            self.lease: str = lease
             self.waited_s = time.monotonic() - entered
             return self
         if not self.slot.semaphore.acquire(timeout=max(0.0, self.deadline - time.monotonic())):
@@ -781,8 +789,6 @@ class SharedHostGates:
     POLL_S = 0.05
 
     def __init__(self, url: str) -> None:
-        import redis
-
         self.client = redis.Redis.from_url(url)
         self.acquire_script = self.client.register_script(_ACQUIRE)
 

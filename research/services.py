@@ -18,7 +18,7 @@ from itertools import islice
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, Field
 from django.utils import timezone
 
 from accounts.models import Account
@@ -146,6 +146,7 @@ def research_run_for_account(*, account: Account) -> ResearchRun:
 
 def research_night_dispatch() -> dict[str, int]:
     """Open this night's ResearchRuns and queue one bounded task per subscribed feed."""
+    # Imported here: the tasks module imports this one (a real cycle).
     from research import tasks
 
     # A run left open by an earlier night (a lost task) is closed with what it has.
@@ -250,13 +251,13 @@ def research_runs_finish(*, source_ids: list[int] | None = None, force: bool = F
     subscribers to ``source_ids`` when given); with ``force``, every open run as it stands."""
     now = timezone.now()
     with transaction.atomic():
-        runs = ResearchRun.objects.filter(finished_at__isnull=True)
+        open_runs = ResearchRun.objects.filter(finished_at__isnull=True)
         if source_ids is not None:
-            runs = runs.filter(
+            open_runs = open_runs.filter(
                 account_id__in=Subscription.objects.filter(source_id__in=source_ids).values("account_id")
             )
         # Two feeds of one account finishing at once: one of them closes the run.
-        runs = list(runs.select_for_update(skip_locked=True, of=("self",)).order_by("pk"))
+        runs = list(open_runs.select_for_update(skip_locked=True, of=("self",)).order_by("pk"))
         if not runs:
             return 0
         account_ids = [run.account_id for run in runs]
@@ -597,6 +598,17 @@ _EXTRACTION_FIELDS = [
 ]
 
 
+def _extraction_columns() -> list[tuple[Field, str]]:
+    """Each extraction field with its column: all are plain columns of Article (never a relation)."""
+    columns = []
+    for name in _EXTRACTION_FIELDS:
+        field = Article._meta.get_field(name)
+        if not isinstance(field, Field) or not field.column:
+            raise TypeError(f"Article.{name} is not a column")
+        columns.append((field, field.column))
+    return columns
+
+
 @transaction.atomic
 def _articles_save(articles: list[Article]) -> None:
     if not articles:
@@ -604,12 +616,12 @@ def _articles_save(articles: list[Article]) -> None:
     # One prepared UPDATE sent with executemany: bulk_update's CASE/WHEN over ten columns,
     # or one ORM update per row, cost more Python time than extraction can spare (see
     # docs/BENCHMARKS.md). Values go through each field's own preparation for this database.
-    fields = [Article._meta.get_field(name) for name in _EXTRACTION_FIELDS]
+    columns = _extraction_columns()
     quote = connection.ops.quote_name
-    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    assignments = ", ".join(f"{quote(column)} = %s" for _, column in columns)
     sql = f"UPDATE {quote(Article._meta.db_table)} SET {assignments} WHERE {quote('id')} = %s"  # noqa: S608 - names from the model, values are parameters
     rows = [
-        [field.get_db_prep_save(getattr(article, field.attname), connection) for field in fields] + [article.pk]
+        [field.get_db_prep_save(getattr(article, field.attname), connection) for field, _ in columns] + [article.pk]
         for article in articles
     ]
     with connection.cursor() as cursor:

@@ -31,11 +31,10 @@ def sources(request: HttpRequest, account: Account) -> HttpResponse:
     counts = selectors.source_article_counts(
         source_ids=[source.pk for source in sources], since=timezone.now() - ARTICLE_WINDOW
     )
-    for source in sources:
-        source.article_counts = sorted(counts.get(source.pk, {}).items())
     context = {
         "account": account,
-        "sources": sources,
+        # Each source with its articles by extraction outcome: (source, [(status, n), ...]).
+        "sources": [(source, sorted(counts.get(source.pk, {}).items())) for source in sources],
         "latest_run": selectors.research_run_latest(account=account),
         "can_edit": member_may_edit(user=request.user, account=account),
         "add_form": SourceAddForm(),
@@ -73,7 +72,8 @@ def opml_import(request: HttpRequest, account: Account) -> HttpResponse:
     _require_editor(request, account)
     form = OpmlUploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        messages.error(request, " ".join(form.errors.get("opml", ["Choose an OPML file."])))
+        # An ErrorList yields its messages as str (the stubs type its items as ValidationError | str).
+        messages.error(request, " ".join(str(message) for message in form.errors.get("opml", ["Choose an OPML file."])))
         return redirect("research:sources", slug=account.slug)
     try:
         result = services.sources_import_opml(account=account, opml=form.cleaned_data["opml"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Avg, Count, F, Max, Min, Q, Sum
 
@@ -52,7 +53,12 @@ def review_profiles(*, since: datetime, account_ids: list[int] | None = None) ->
             last_approval_at=Max("decided_at", filter=approved),
         )
     )
-    return {row.pop("account_id"): ReviewProfile(**{**row, "edits": row["edits"] or 0}) for row in rows}
+    profiles: dict[int, ReviewProfile] = {}
+    for row in rows:
+        values: dict[str, Any] = dict(row)
+        account_id = values.pop("account_id")
+        profiles[account_id] = ReviewProfile(**{**values, "edits": values["edits"] or 0})
+    return profiles
 
 
 def recent_timed_approvals(*, account_id: int, limit: int) -> list[DraftReview]:

@@ -33,7 +33,7 @@ def draft_opened(request: HttpRequest, account: Account, draft_id: int) -> HttpR
 def draft_source(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """A tracked link to the draft's source article: record the opening, then go there."""
     draft = get_object_or_404(Draft.objects.select_related("article"), pk=draft_id, account=account)
-    url = draft.article.canonical_url or draft.article.url
+    url = draft.article.canonical_url
     if urlsplit(url).scheme not in ("http", "https"):
         raise Http404("This draft's article has no web address.")
     review_opened(draft=draft, what=Opened.SOURCE)

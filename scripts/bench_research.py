@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import multiprocessing.synchronize
 import os
 import sys
 import time
@@ -90,8 +91,8 @@ def main() -> None:
 def bench(*, feeds: int, pages: int, accounts: int, feeds_per_account: int) -> dict[str, float | int]:
     # The site runs in its own process: it stands for the internet, and its request
     # handling must not compete for this process's GIL with the stage being measured.
-    ready: multiprocessing.Queue = multiprocessing.Queue()
-    hits: multiprocessing.Queue = multiprocessing.Queue()
+    ready: multiprocessing.Queue[str] = multiprocessing.Queue()
+    hits: multiprocessing.Queue[list[str]] = multiprocessing.Queue()
     stop = multiprocessing.Event()
     site = multiprocessing.Process(target=_serve_site, args=(feeds, pages, ready, hits, stop), daemon=True)
     site.start()
@@ -178,7 +179,13 @@ def _page_body(bodies: list[bytes], feed: int, item: int, pages: int) -> bytes:
     return bodies[(feed * pages + item) % len(bodies)]
 
 
-def _serve_site(feeds: int, pages: int, ready, hits, stop) -> None:
+def _serve_site(
+    feeds: int,
+    pages: int,
+    ready: multiprocessing.Queue[str],
+    hits: multiprocessing.Queue[list[str]],
+    stop: multiprocessing.synchronize.Event,
+) -> None:
     bodies = [page.read_bytes() for page in PAGES]
     server = StaticSiteServer({}).start()
     base = server.base_url

@@ -12,6 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from playwright.sync_api import sync_playwright
+
 OUT = Path(__file__).resolve().parent.parent / "demo" / "audio" / "images"
 WIDTH, HEIGHT = 640, 336
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -150,8 +152,6 @@ IMAGES = {
 
 
 def main() -> None:
-    from playwright.sync_api import sync_playwright
-
     OUT.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)

@@ -32,12 +32,23 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import django
+from django.core.management import call_command
+from django.utils import timezone
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devkit.sandbox import GraphSandbox  # noqa: E402  (no Django needed to start it)
+
+# The product's modules are imported inside the functions that use them: the settings name
+# the sandbox's address, known only once it runs, so django.setup() happens in main().
+if TYPE_CHECKING:
+    from publish.models import Channel, Publication
 
 
 def main() -> int:
@@ -58,11 +69,7 @@ def main() -> int:
         GRAPH_API_BASE_URL=sandbox.base_url,
         DJANGO_SETTINGS_MODULE="config.settings",
     )
-    import django
-
     django.setup()
-    from django.core.management import call_command
-
     call_command("migrate", verbosity=0)
     processes = Processes(var_dir)
     try:
@@ -125,7 +132,7 @@ class Processes:
                     self.kill(process)
 
 
-def _fault_channel(sandbox: GraphSandbox):
+def _fault_channel(sandbox: GraphSandbox) -> Channel:
     from accounts.models import Account, Platform
     from publish.services import channel_bind
 
@@ -141,11 +148,7 @@ def _fault_channel(sandbox: GraphSandbox):
     )
 
 
-def _publication_make(channel, n: str):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
+def _publication_make(channel: Channel, n: str) -> Publication:
     from posting.models import Draft
     from publish.models import Publication
     from research.models import Article
@@ -174,7 +177,7 @@ def _publication_make(channel, n: str):
     )
 
 
-def _worker_killed(sandbox: GraphSandbox, channel, processes: Processes) -> dict[str, float]:
+def _worker_killed(sandbox: GraphSandbox, channel: Channel, processes: Processes) -> dict[str, float]:
     from publish.models import Publication
     from publish.tasks import publication_publish_task
 
@@ -187,7 +190,10 @@ def _worker_killed(sandbox: GraphSandbox, channel, processes: Processes) -> dict
     killed_at = time.time()
     processes.worker_start()  # the supervisor restarts it
     publication.refresh_from_db()
-    knowable_at = publication.publishing_deadline.timestamp()
+    claimed_at, deadline = publication.publishing_started_at, publication.publishing_deadline
+    if claimed_at is None or deadline is None:
+        raise SystemExit(f"publication {publication.pk} was never claimed")
+    knowable_at = deadline.timestamp()
     _wait_for(
         lambda: Publication.objects.get(pk=publication.pk).status == Publication.Status.LANDED,
         timeout_s=900,
@@ -198,21 +204,22 @@ def _worker_killed(sandbox: GraphSandbox, channel, processes: Processes) -> dict
     return {
         "s_from_kill_to_landed": round(landed_at - killed_at, 1),
         "s_from_knowable_to_landed": round(landed_at - knowable_at, 1),
-        "s_claim_to_knowable": round(knowable_at - publication.publishing_started_at.timestamp(), 1),
+        "s_claim_to_knowable": round(knowable_at - claimed_at.timestamp(), 1),
     }
 
 
-def _write_failed(sandbox: GraphSandbox, channel, processes: Processes) -> dict[str, float]:
+def _write_failed(sandbox: GraphSandbox, channel: Channel, processes: Processes) -> dict[str, float]:
     from publish.models import Publication, PublishAttempt
     from publish.tasks import publication_publish_task
 
     sandbox.inject(method="POST", path_regex=r"/\d+/feed$", kind="html_502")
     publication = _publication_make(channel, "failed")
     publication_publish_task.delay(publication.pk)
-    first = _wait_for(
+    failed_write_at = _wait_for(
         lambda: (
             PublishAttempt.objects.filter(publication=publication, request_kind="fb_feed")
             .exclude(finished_at=None)
+            .values_list("finished_at", flat=True)
             .first()
         ),
         timeout_s=120,
@@ -226,10 +233,10 @@ def _write_failed(sandbox: GraphSandbox, channel, processes: Processes) -> dict[
     landed_at = time.time()
     _exactly_one_post(sandbox, channel, publication.pk)
     writes = PublishAttempt.objects.filter(publication=publication, request_kind="fb_feed").count()
-    return {"s_from_failed_write_to_landed": round(landed_at - first.finished_at.timestamp(), 1), "writes": writes}
+    return {"s_from_failed_write_to_landed": round(landed_at - failed_write_at.timestamp(), 1), "writes": writes}
 
 
-def _exactly_one_post(sandbox: GraphSandbox, channel, publication_id: int) -> None:
+def _exactly_one_post(sandbox: GraphSandbox, channel: Channel, publication_id: int) -> None:
     from publish.models import Publication
 
     message = Publication.objects.get(pk=publication_id).message
@@ -238,7 +245,7 @@ def _exactly_one_post(sandbox: GraphSandbox, channel, publication_id: int) -> No
         raise SystemExit(f"invariant broken: {len(posts)} posts for publication {publication_id}")
 
 
-def _wait_for(condition: Callable[[], object], *, timeout_s: float, what: str):
+def _wait_for[T](condition: Callable[[], T | None], *, timeout_s: float, what: str) -> T:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         value = condition()

@@ -34,6 +34,7 @@ import argparse
 import gzip
 import json
 from pathlib import Path
+from typing import TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "posting" / "gate" / "data" / "wordnet.json.gz"
@@ -48,6 +49,22 @@ LICENCE = (
     "database and documentation. The name of Princeton University may not be used in advertising or "
     "publicity pertaining to distribution of the software and/or database."
 )
+
+
+class Lexicon(TypedDict):
+    """The table written to the output file (JSON, gzipped)."""
+
+    licence: str
+    words: list[str]
+    verbs: list[str]
+    synonyms: dict[str, list[str]]
+    antonyms: list[tuple[str, str]]
+    irregular: dict[str, str]
+
+
+def _pair(one: str, other: str) -> tuple[str, str]:
+    """An antonym pair in sorted order, so that each pair is stored once."""
+    return (one, other) if one <= other else (other, one)
 
 
 def _single(lemma: str) -> bool:
@@ -93,7 +110,7 @@ def _index(dictionary: Path, pos: str) -> dict[str, list[str]]:
     return entries
 
 
-def build(dictionary: Path) -> dict[str, object]:
+def build(dictionary: Path) -> Lexicon:
     synsets: dict[str, tuple[list[str], list[tuple[str, str, int, int]]]] = {}
     indexes: dict[str, dict[str, list[str]]] = {}
     for pos in POS_FILES:
@@ -125,7 +142,7 @@ def build(dictionary: Path) -> dict[str, object]:
             left = members[source - 1].split("(")[0].lower()
             right = synsets[target][0][target_word - 1].split("(")[0].lower()
             if _single(left) and _single(right):
-                antonyms.add(tuple(sorted((left, right))))  # type: ignore[arg-type]
+                antonyms.add(_pair(left, right))
     # A satellite adjective's first sense shares its head's opposites ("huge" ~ "large" / "small").
     for lemma, offsets in indexes["a"].items():
         if not _single(lemma) or not offsets:
@@ -139,7 +156,7 @@ def build(dictionary: Path) -> dict[str, object]:
                 if head_symbol == "!" and source:
                     right = synsets[head_target][0][target_word - 1].split("(")[0].lower()
                     if _single(right) and right != lemma:
-                        antonyms.add(tuple(sorted((lemma, right))))  # type: ignore[arg-type]
+                        antonyms.add(_pair(lemma, right))
 
     ordinary = set(indexes["n"]) | set(indexes["a"])
     irregular: dict[str, str] = {}
@@ -170,8 +187,8 @@ def main() -> int:
     # mtime=0: the same WordNet gives the same bytes, so a rerun changes nothing in git.
     options.output.write_bytes(gzip.compress(payload, mtime=0))
     print(
-        f"{options.output}: {len(table['words'])} words, {len(table['synonyms'])} with synonyms, "  # type: ignore[arg-type]
-        f"{len(table['antonyms'])} antonym pairs, {len(table['irregular'])} irregular forms"  # type: ignore[arg-type]
+        f"{options.output}: {len(table['words'])} words, {len(table['synonyms'])} with synonyms, "
+        f"{len(table['antonyms'])} antonym pairs, {len(table['irregular'])} irregular forms"
     )
     return 0
 

@@ -7,7 +7,7 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import TextIO
+from typing import Protocol
 
 from devkit.sandbox.server import GraphSandbox
 
@@ -27,7 +27,15 @@ def main(argv: list[str] | None = None) -> None:
     serve(sandbox, seed=args.seed, out=sys.stdout)
 
 
-def serve(sandbox: GraphSandbox, *, seed: bool, out: TextIO) -> None:
+class Console(Protocol):
+    """Where serve() prints: sys.stdout, or a management command's stdout (an OutputWrapper)."""
+
+    def write(self, text: str, /) -> object: ...
+
+    def flush(self) -> object: ...
+
+
+def serve(sandbox: GraphSandbox, *, seed: bool, out: Console) -> None:
     """Start, print where (ids only: tokens never go to a console or log), serve until SIGTERM/^C."""
     sandbox.start()
     write = out.write

@@ -93,7 +93,7 @@ class GraphSandbox:
         self.store = Store(Path(state_path) if state_path is not None else None)
         self.api = GraphApi(self.store, lambda: self.base_url, app_secret)
         self.oauth = OAuthEndpoints(self)
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _SandboxHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
 
@@ -105,9 +105,9 @@ class GraphSandbox:
     def start(self) -> None:
         """Bind and serve from a daemon thread; ``base_url`` is valid once this returns."""
         self._stopping.clear()
-        server = ThreadingHTTPServer((self.host, self.port), _Handler)
+        server = _SandboxHTTPServer((self.host, self.port), _Handler)
         server.daemon_threads = True
-        server.sandbox = self  # type: ignore[attr-defined]
+        server.sandbox = self
         self._server = server
         self.port = server.server_address[1]
         self._thread = threading.Thread(
@@ -547,7 +547,16 @@ def _buc_header(req: Request, percent: int, minutes: int, code: int | None = Non
     return json.dumps({object_id: [entry]})
 
 
+class _SandboxHTTPServer(ThreadingHTTPServer):
+    """The HTTP server, carrying the sandbox its request handlers answer for."""
+
+    sandbox: GraphSandbox
+
+
 class _Handler(BaseHTTPRequestHandler):
+    # Always the sandbox's own server (GraphSandbox.start): the annotation says so to mypy.
+    server: _SandboxHTTPServer
+
     protocol_version = "HTTP/1.1"
     server_version = "LandedGraphSandbox/1.0"
 
@@ -567,7 +576,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     @property
     def sandbox(self) -> GraphSandbox:
-        return self.server.sandbox  # type: ignore[attr-defined]
+        return self.server.sandbox
 
     def _dispatch(self) -> None:
         sandbox = self.sandbox

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from posting.composer.extractive import FACEBOOK, INSTAGRAM, ComposedPost, compose_extractive
+from posting.composer.llm_composer import compose_with_llm_gated
 from posting.composer.relevance import BusinessTopic, relevance_score, topic_build
 from posting.gate.core import NO_SUBSTANCE, gate_evaluate
 from posting.llm import llm_configured
@@ -152,8 +153,6 @@ def compose_check(
     if use_llm is None:
         use_llm = llm_configured()
     if use_llm:
-        from posting.composer.llm_composer import compose_with_llm_gated
-
         outcome = compose_with_llm_gated(
             account=None,
             business=business.name,

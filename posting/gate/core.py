@@ -54,7 +54,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from posting.gate.lexicon import (
     AUXILIARIES,
@@ -157,6 +157,7 @@ class JudgeVerdict:
     prompt_version: str = ""
 
 
+@runtime_checkable
 class SentenceJudge(Protocol):
     """A judge that reads the article's sentences by number and cites the ones it relied on.
 
@@ -841,9 +842,10 @@ def _claim_judge_one(
     unsettled = [candidate for candidate, failure in failures if failure.unsettled]
     if judge is None or not unsettled or failures[0][1].contradiction:
         return lexical
-    if getattr(judge, "prompt_version", None) is None:
-        return _old_judge_ask(claim, source, judge, unsettled[0], lexical)  # type: ignore[arg-type]
-    return _judge_ask(claim, source, judge, candidates[:CHECK_TOP], lexical)  # type: ignore[arg-type]
+    # A judge with a prompt version reads numbered sentences; a plain callable is the older kind.
+    if isinstance(judge, SentenceJudge):
+        return _judge_ask(claim, source, judge, candidates[:CHECK_TOP], lexical)
+    return _old_judge_ask(claim, source, judge, unsettled[0], lexical)
 
 
 def _old_judge_ask(
@@ -931,8 +933,8 @@ def _judge_ask(
     )
 
 
-def _replace(result: ClaimResult, **changes: object) -> ClaimResult:
-    return dataclasses.replace(result, **changes)  # type: ignore[arg-type]
+def _replace(result: ClaimResult, **changes: Any) -> ClaimResult:
+    return dataclasses.replace(result, **changes)
 
 
 def _with_nearest(message: str, evidence: Sequence[dict[str, object]]) -> str:

@@ -339,7 +339,12 @@ def _tag_cell(score: Score, tag: str) -> str:
 
 
 def _fmt(value: object) -> str:
-    return "n/a" if value is None else f"{float(value):.3f}"  # type: ignore[arg-type]
+    """A rate from Score.as_dict (a float, or None where it is undefined) to three places."""
+    if value is None:
+        return "n/a"
+    if not isinstance(value, int | float):
+        raise TypeError(f"not a rate: {value!r}")
+    return f"{value:.3f}"
 
 
 def _ratio(part: int, whole: int) -> float:

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from accounts.models import Account
 from posting.gate.core import REJECTED, ClaimResult, GateResult, SentenceJudge, gate_evaluate
+from posting.llm import llm_claim_judge
 from posting.models import Draft, text_sha256_of
 from posting.selectors import account_sign_offs
 
@@ -112,6 +113,4 @@ def _own_names(account: Account) -> list[str]:
 
 def _judge_for(draft: Draft) -> SentenceJudge | None:
     """The LLM judge when a model is configured, else None (the gate's own checks stand alone)."""
-    from posting.llm import llm_claim_judge
-
     return llm_claim_judge(account=draft.account)

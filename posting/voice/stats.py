@@ -161,7 +161,7 @@ def _top_hashtags(hashtags_per_post: list[list[str]]) -> list[str]:
     """The ten tags used most (case folded to count), each in the casing the business uses most."""
     counts = Counter(h.lower() for hs in hashtags_per_post for h in hs)
     casings = Counter(h for hs in hashtags_per_post for h in hs)
-    spelled = {}
+    spelled: dict[str, str] = {}
     for tag, _ in casings.most_common():
         spelled.setdefault(tag.lower(), tag)
     return ["#" + spelled[h] for h, _ in counts.most_common(10)]

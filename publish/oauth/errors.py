@@ -6,7 +6,12 @@ or any text the platform sent back verbatim.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from accounts.models import Account
+
+if TYPE_CHECKING:
+    from publish.models import OAuthClaim
 
 
 class ConnectError(Exception):
@@ -36,7 +41,7 @@ class ClaimReplayed(ClaimError):
     reason = "replayed"
     message = "This connect link was already used. Start connecting again from the Channels page."
     # The claim that was already consumed, for connect_callback to follow (never shown).
-    claim = None
+    claim: OAuthClaim | None = None
 
 
 class ConnectInterrupted(ClaimError):
@@ -62,6 +67,11 @@ class ConnectAlreadyDone(ClaimError):
 
     reason = "already_bound"
     message = "This connection is already done."
+
+    def __init__(self, message: str | None = None, *, account: Account) -> None:
+        # Always the account whose channels it bound: the view sends the browser to its page.
+        super().__init__(message, account=account)
+        self.account: Account = account
 
 
 class ClaimExpired(ClaimError):

@@ -157,7 +157,8 @@ def token_debug(*, token: str) -> TokenCheck:
     if not isinstance(data, dict) or "is_valid" not in data:
         # No verdict is not a verdict: never mark a channel dead on a garbled answer.
         raise TransientError("Graph debug_token answered without a verdict")
-    error = data.get("error") if isinstance(data.get("error"), dict) else {}
+    raw_error = data.get("error")
+    error = raw_error if isinstance(raw_error, dict) else {}
     return TokenCheck(
         is_valid=bool(data.get("is_valid")),
         expires_at=_timestamp(data.get("expires_at")),

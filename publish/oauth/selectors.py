@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
@@ -17,12 +17,12 @@ def channels_for_account(*, account: Account) -> QuerySet[Channel]:
     return Channel.objects.filter(account=account).order_by("platform", "name")
 
 
-def member_can_connect(*, user: AbstractBaseUser, account: Account) -> bool:
+def member_can_connect(*, user: User, account: Account) -> bool:
     """Those who may edit (``Role.may_edit``) connect channels; viewers only look."""
     return member_may_edit(user=user, account=account)
 
 
-def connect_grant_for_session(*, grant_id: int, user: AbstractBaseUser, session_key: str) -> ConnectGrant | None:
+def connect_grant_for_session(*, grant_id: int, user: User, session_key: str) -> ConnectGrant | None:
     """The open page choice this user started in this browser session, or None."""
     grant = (
         ConnectGrant.objects.select_related("claim__account")

@@ -16,7 +16,7 @@ from collections import Counter
 from datetime import datetime, timedelta
 from typing import NoReturn
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
@@ -69,10 +69,12 @@ CALLBACK_ABANDONED_AFTER = timedelta(seconds=90)
 # What secrets.token_urlsafe(32) can produce, with room for longer states later.
 _STATE_SHAPE = re.compile(r"[A-Za-z0-9_-]{32,64}")
 
-User = AbstractBaseUser | AnonymousUser
+# Whoever brought the browser back from Facebook: the callback is not login_required, so a
+# signed-out browser gets the claim's own error rather than a login page.
+Visitor = User | AnonymousUser
 
 
-def oauth_claim_mint(*, account: Account, user: AbstractBaseUser, session_key: str, platform: str) -> OAuthClaim:
+def oauth_claim_mint(*, account: Account, user: User, session_key: str, platform: str) -> OAuthClaim:
     """Start a connect attempt: a fresh claim bound to this account, user and browser session."""
     if not session_key:
         raise ValueError("a claim must be bound to a saved session")
@@ -90,7 +92,7 @@ def oauth_claim_mint(*, account: Account, user: AbstractBaseUser, session_key: s
     return claim
 
 
-def oauth_claim_consume(*, state: str, user: User, session_key: str) -> OAuthClaim:
+def oauth_claim_consume(*, state: str, user: Visitor, session_key: str) -> OAuthClaim:
     """Consume the claim named by ``state`` exactly once, or raise why it cannot be consumed.
 
     The conditional update is the whole race: of two simultaneous callbacks with one state,
@@ -111,9 +113,11 @@ def oauth_claim_consume(*, state: str, user: User, session_key: str) -> OAuthCla
             session_binding=binding,
         ).update(consumed_at=now, callback_at=now)
         if won == 1:
-            claim = OAuthClaim.objects.select_related("account").get(state=state)
-            ConnectEvent.objects.create(platform=claim.platform, account=claim.account, kind=ConnectEvent.Kind.CALLBACK)
-            return claim
+            consumed = OAuthClaim.objects.select_related("account").get(state=state)
+            ConnectEvent.objects.create(
+                platform=consumed.platform, account=consumed.account, kind=ConnectEvent.Kind.CALLBACK
+            )
+            return consumed
     error, claim = _claim_refusal(state=state, user=user, binding=binding, now=now)
     if isinstance(error, ClaimReplayed):
         # Only this user in this browser gets here (another session is ClaimWrongSession):
@@ -129,7 +133,7 @@ def oauth_claim_consume(*, state: str, user: User, session_key: str) -> OAuthCla
 
 
 def connect_callback(
-    *, state: str, code: str, error: str, user: User, session_key: str, redirect_uri: str
+    *, state: str, code: str, error: str, user: Visitor, session_key: str, redirect_uri: str
 ) -> ConnectGrant:
     """The whole callback: consume the claim, then exchange, check grants, list Pages.
 
@@ -140,6 +144,9 @@ def connect_callback(
     try:
         claim = oauth_claim_consume(state=state, user=user, session_key=session_key)
     except ClaimReplayed as repeat:
+        if repeat.claim is None:
+            # oauth_claim_consume attaches the claim to every replay it raises; without one there is nothing to follow.
+            raise
         return _callback_repeated(repeat.claim)
     if error:
         _claim_failed(claim, ConnectDenied(account=claim.account))
@@ -312,7 +319,7 @@ def connect_funnel(*, since: datetime) -> dict[str, dict]:
         .annotate(n=Count("id"))
         .order_by()
     )
-    keys = {
+    keys: dict[str, str] = {
         ConnectEvent.Kind.STARTED: "started",
         ConnectEvent.Kind.CALLBACK: "callbacks",
         ConnectEvent.Kind.BOUND: "bound",
@@ -359,7 +366,7 @@ def session_binding(session_key: str) -> str:
     return salted_hmac("publish.oauth.session_binding", session_key, algorithm="sha256").hexdigest()
 
 
-def _claim_refusal(*, state: str, user: User, binding: str, now: datetime) -> tuple[ConnectError, OAuthClaim | None]:
+def _claim_refusal(*, state: str, user: Visitor, binding: str, now: datetime) -> tuple[ConnectError, OAuthClaim | None]:
     """Why a callback lost, told apart after the fact for the page and the funnel."""
     claim = OAuthClaim.objects.select_related("account").filter(state=state).first() if state else None
     if claim is None:
@@ -409,7 +416,7 @@ def _callback_repeated(claim: OAuthClaim) -> ConnectGrant:
 
 
 # How a failed connect ended, told again to a repeat of its callback.
-_ENDINGS = {
+_ENDINGS: dict[str, str] = {
     OAuthClaim.Outcome.DENIED: ConnectDenied.message,
     OAuthClaim.Outcome.DECLINED_PERMISSIONS: PermissionsDeclined.message + " Start again from the Channels page.",
     OAuthClaim.Outcome.EXCHANGE_FAILED: ExchangeFailed.message,

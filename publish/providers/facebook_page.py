@@ -41,8 +41,9 @@ class FacebookPageProvider(Provider):
 
     def read_back(self, *, post_id: str) -> ReadBack:
         body = self.client.read(post_id, kind=RequestKind.FB_READ, params={"fields": READ_FIELDS}).body
-        permalink = body.get("permalink_url")
-        live = body.get("is_published") is True and isinstance(permalink, str) and bool(permalink)
+        raw_permalink = body.get("permalink_url")
+        permalink = raw_permalink if isinstance(raw_permalink, str) else ""
+        live = body.get("is_published") is True and bool(permalink)
         return ReadBack(post_id=post_id, live=live, permalink=permalink if live else "")
 
     def list_recent(self, *, since: datetime) -> list[RecentPost]:

@@ -73,8 +73,9 @@ class InstagramProvider(Provider):
 
     def read_back(self, *, post_id: str) -> ReadBack:
         body = self.client.read(post_id, kind=RequestKind.IG_READ, params={"fields": READ_FIELDS}).body
-        permalink = body.get("permalink")
-        live = isinstance(permalink, str) and bool(permalink)
+        raw_permalink = body.get("permalink")
+        permalink = raw_permalink if isinstance(raw_permalink, str) else ""
+        live = bool(permalink)
         return ReadBack(post_id=post_id, live=live, permalink=permalink if live else "")
 
     def list_recent(self, *, since: datetime) -> list[RecentPost]:

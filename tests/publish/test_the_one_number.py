@@ -18,10 +18,10 @@ from django.test import Client
 
 from accounts.models import Account
 from cron.console import FUNNEL_STAGES
+from cron.management.commands import pipeline
 from cron.models import Alarm, DailyMetric
 from cron.services import daily_metrics_rollup
 from cron.watchdogs import Kind, watchdog_landed
-from posting.management.commands import pipeline
 from posting.selectors import account_funnel
 from publish.models import Publication
 from tests import factories

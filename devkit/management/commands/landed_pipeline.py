@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cron.management.commands.pipeline import Command as PipelineCommand
 from devkit.embedded import embedded_services_start
-from posting.management.commands.pipeline import Command as PipelineCommand
 
 
 class Command(PipelineCommand):

@@ -51,6 +51,7 @@ from posting.gate.generalisation import (
     general_set_score,
     general_target_failures,
 )
+from posting.llm import llm_claim_judge
 
 
 class Command(BaseCommand):
@@ -163,8 +164,6 @@ class Command(BaseCommand):
 
 
 def _judged_gate() -> Gate:
-    from posting.llm import llm_claim_judge
-
     judge = llm_claim_judge(account=None)
     if judge is None:
         raise CommandError(

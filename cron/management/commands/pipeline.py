@@ -25,9 +25,17 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Account
+from cron.services import job_run_recorded
+from posting.composer.services import drafts_compose_for_account
+from posting.gate.services import draft_gate
 from posting.models import Draft
 from posting.selectors import account_funnel, drafts_awaiting_approval
+from posting.services import draft_approve
+from publish.errors import NoConnectedChannel, PublishNotEnqueued
 from publish.models import Publication
+from publish.services import containers_poll, publication_publish
+from reconcile.services import publication_reconcile
+from research.services import research_run_for_account
 
 # On their way: a worker holds them, or a read-back is still to come.
 IN_FLIGHT = (Publication.Status.PUBLISHING, Publication.Status.PUBLISHED, Publication.Status.UNKNOWN)
@@ -59,13 +67,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from cron.services import job_run_recorded
-        from posting.composer.services import drafts_compose_for_account
-        from posting.gate.services import draft_gate
-        from posting.services import draft_approve
-        from publish.errors import NoConnectedChannel, PublishNotEnqueued
-        from research.services import research_run_for_account
-
         try:
             account = Account.objects.get(slug=options["account"])
         except Account.DoesNotExist:
@@ -117,10 +118,6 @@ class Command(BaseCommand):
             self.stdout.write("funnel: " + ", ".join(f"{k} {v}" for k, v in funnel.items()))
 
     def _publish_inline(self, *, account: Account, say: Any, trigger: str) -> None:
-        from cron.services import job_run_recorded
-        from publish.services import containers_poll, publication_publish
-        from reconcile.services import publication_reconcile
-
         publications = Publication.objects.filter(account=account)
         with job_run_recorded(job_name="publish_due", trigger=trigger) as counts:
             for pub_id in publications.filter(status=Publication.Status.SCHEDULED).values_list("pk", flat=True):
