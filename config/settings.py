@@ -79,6 +79,10 @@ INSTALLED_APPS = [
     "publish",
     "reconcile",
     "cron",
+    "posting.review",
+    # TOTP two-factor for staff (cron/twofactor.py), required with STAFF_REQUIRE_2FA.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
 ]
 # devkit (the Graph sandbox, the demo business, `landed_run`) is never part of the product:
 # it is installed on the embedded default only (DEBUG, and the folder present: the production
@@ -98,6 +102,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "cron.twofactor.StaffTwoFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -350,6 +356,31 @@ WATCHDOG_GATE_MIN_DRAFTS = env_int("WATCHDOG_GATE_MIN_DRAFTS", 10)
 WATCHDOG_LLM_WINDOW_MINUTES = env_int("WATCHDOG_LLM_WINDOW_MINUTES", 60)
 WATCHDOG_LLM_MAX_ERRORS = env_int("WATCHDOG_LLM_MAX_ERRORS", 10)
 WATCHDOG_STUCK_MINUTES = env_int("WATCHDOG_STUCK_MINUTES", 60)
+# Staff must verify a TOTP code after their password before /ops/ or /admin/ open.
+STAFF_REQUIRE_2FA = env_bool("STAFF_REQUIRE_2FA", False)
+OTP_TOTP_ISSUER = "Landed"
+
+# --- Review discipline (review/): when approvals turn into a rubber stamp -----------------
+# Reading speed for "faster than the post could be read": a brisk silent read, so only a
+# decision no one could have read through counts as fast.
+REVIEW_READING_WPM = env_int("REVIEW_READING_WPM", 300)
+REVIEW_MIN_READING_S = env_float("REVIEW_MIN_READING_S", 3.0)
+# The watchdog's window, and the signals it reads in it (each alone opens the alarm):
+REVIEW_WINDOW_DAYS = env_int("REVIEW_WINDOW_DAYS", 7)
+# this many approvals in a row, each faster than its reading time;
+REVIEW_FAST_STREAK = env_int("REVIEW_FAST_STREAK", 5)
+# at least this many approvals in the window without the evidence opened once;
+REVIEW_EVIDENCE_MIN_APPROVALS = env_int("REVIEW_EVIDENCE_MIN_APPROVALS", 10)
+# at least this many decisions in the window, every one an approval;
+REVIEW_ALL_APPROVED_MIN = env_int("REVIEW_ALL_APPROVED_MIN", 20)
+# at least this many approvals in the window, all within this many seconds of each other.
+REVIEW_BURST_MIN = env_int("REVIEW_BURST_MIN", 8)
+REVIEW_BURST_SECONDS = env_int("REVIEW_BURST_SECONDS", 120)
+# A failed (refused, never seen) publication keeps its account's alarm open this long, or
+# until it is retried.
+WATCHDOG_REFUSED_LOOKBACK_HOURS = env_int("WATCHDOG_REFUSED_LOOKBACK_HOURS", 72)
+# An account's source not read successfully for this long (while being tried) alarms for that account.
+WATCHDOG_SOURCE_FAILING_HOURS = env_int("WATCHDOG_SOURCE_FAILING_HOURS", 24)
 WATCHDOG_TOKEN_EXPIRY_DAYS = env_int("WATCHDOG_TOKEN_EXPIRY_DAYS", 7)
 # A channel paused for rate limits longer than this (from the start of the pause to its
 # planned end) opens an alarm.

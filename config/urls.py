@@ -12,5 +12,6 @@ urlpatterns = [
     path("a/<slug:slug>/sources/", include("research.urls")),
     path("a/<slug:slug>/channels/", include("publish.account_urls")),
     path("a/<slug:slug>/voice/", include("posting.voice.urls")),
+    path("", include("posting.review.urls")),
     path("", include("posting.urls")),
 ]

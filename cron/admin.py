@@ -50,3 +50,9 @@ class DailyMetricAdmin(ReadOnlyAdmin):
     list_display = ["account", "day", "articles", "drafts", "gated", "approved", "published", "landed"]
     list_filter = ["day"]
     list_select_related = ["account"]
+
+
+# The admin is the operator's, not Django's: say whose it is.
+admin.site.site_header = "Landed operator"
+admin.site.site_title = "Landed operator"
+admin.site.index_title = "Records (the console is at /ops/)"

@@ -95,6 +95,8 @@ JOBS: tuple[Job, ...] = (
     Job("watchdog_research", "cron.watchdogs.watchdog_research", _hours(1), _minutes(30)),
     Job("watchdog_gate_llm", "cron.watchdogs.watchdog_gate_llm", _minutes(15), _minutes(15)),
     Job("watchdog_publishing", "cron.watchdogs.watchdog_publishing", _minutes(15), _minutes(15)),
+    # Approvals turning into a rubber stamp (review/): the failure no other alarm catches.
+    Job("watchdog_reviews", "cron.watchdogs.watchdog_reviews", _hours(1), _minutes(30)),
     # Alarm notices the delivery task did not get to (a lost message, a dead worker, a backoff).
     Job("deliver_alarm_notifications", "cron.notify.alarm_notifications_deliver_pending", _minutes(1), _minutes(5)),
     # Housekeeping.

@@ -157,3 +157,36 @@ class DailyMetric(models.Model):
 
     def __str__(self) -> str:
         return f"metrics {self.account_id} {self.day}"
+
+
+class OperatorAction(models.Model):
+    """One thing staff did from the console, or looked at: the audit trail of the operator.
+
+    Written for every action whatever its outcome (a refused retry is audited too), and
+    for every read-only support view of a customer's pages.
+    """
+
+    class Action(models.TextChoices):
+        RUN_STAGE = "run_stage", "Run a stage now"
+        PAUSE = "pause", "Pause the account"
+        RESUME = "resume", "Resume the account"
+        RESOLVE_ALARM = "resolve_alarm", "Resolve an alarm"
+        RETRY_PUBLICATION = "retry_publication", "Retry a failed publication"
+        SUPPORT_VIEW = "support_view", "Viewed as the customer sees it"
+
+    user = models.ForeignKey("auth.User", null=True, on_delete=models.SET_NULL, related_name="+")
+    # Kept when the user is deleted: the trail must outlive the operator's account.
+    username = models.CharField(max_length=150)
+    action = models.CharField(max_length=32, choices=Action.choices)
+    account = models.ForeignKey("accounts.Account", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # What the action was about beyond the account: "research", "alarm:12", "publication:40", "drafts".
+    target = models.CharField(max_length=100, blank=True)
+    ok = models.BooleanField(default=True)
+    detail = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.username} {self.action} {self.target} ({'ok' if self.ok else 'refused'})"

@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from accounts.models import Account
 from accounts.selectors import account_editor_emails
+from cron.alarm_text import account_label, alarm_text, quoted
 from cron.errors import NotificationFailed, NotificationRetry
 from cron.models import Alarm, AlarmNotification, ApprovalDigest
 from posting.selectors import drafts_awaiting_approval
@@ -155,6 +156,7 @@ def _alarm_notify_error_refresh(*, alarm_id: int) -> None:
 
 
 def alarm_payload(*, alarm: Alarm, event: str) -> dict[str, Any]:
+    text = alarm_text(alarm)
     return {
         "event": event,
         "alarm": {
@@ -165,6 +167,9 @@ def alarm_payload(*, alarm: Alarm, event: str) -> dict[str, Any]:
             "opened_at": alarm.opened_at.isoformat() if alarm.opened_at else None,
             "resolved_at": alarm.resolved_at.isoformat() if alarm.resolved_at else None,
             "details": alarm.details,
+            # The account named and what to do, customer text quoted (cron/alarm_text.py).
+            "summary": text.summary,
+            "action": text.action,
         },
         "sent_at": timezone.now().isoformat(),
     }
@@ -176,11 +181,20 @@ def webhook_signature(*, secret: str, body: bytes) -> str:
 
 
 def _alarm_email(*, alarm: Alarm, event: str) -> bool:
-    # The business name is the customer's: quoted, one line, bounded (a newline in a mail
-    # subject would make send_mail refuse the notice).
+    # The business name is the customer's: quoted, escaped onto one line, bounded (a newline
+    # in a mail subject would make send_mail refuse the notice, and it would reach no one).
     account = f" ({customer_text(alarm.account.name)})" if alarm.account else ""
     subject = f"[Landed] alarm {event}: {alarm.kind}{account}"
-    body = render_to_string("cron/email/alarm.txt", {"alarm": alarm, "event": event, "site_url": settings.SITE_URL})
+    context = {
+        "alarm": alarm,
+        "event": event,
+        "site_url": settings.SITE_URL,
+        "text": alarm_text(alarm),
+        "account": account_label(alarm),
+        # Details may carry customer text (an excerpt, a feed title): each value on one line, cut short.
+        "details": [(key, quoted(value, limit=120)) for key, value in (alarm.details or {}).items()],
+    }
+    body = render_to_string("cron/email/alarm.txt", context)
     try:
         send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, settings.OPERATOR_EMAILS)
     except (smtplib.SMTPException, OSError) as exc:

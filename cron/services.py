@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -102,6 +104,49 @@ def job_run_execute(*, job_run_id: int) -> JobRun:
         mine.update(outcome=JobRun.Outcome.OK, finished_at=timezone.now(), counts=counts)
     run.refresh_from_db()
     return run
+
+
+@contextmanager
+def job_run_recorded(*, job_name: str, trigger: str) -> Iterator[dict[str, int]]:
+    """Record a stage that runs outside the cron route and beat (``manage.py pipeline``,
+    ``make run``, an operator's "run now") as a JobRun of its registered job.
+
+    Yields the dict the caller fills with what the stage produced. The run gets its own
+    slot (the moment it started, never a period boundary), so it neither takes nor blocks
+    the scheduled run of that period; the jobs watchdog and the console then see the job
+    as run, not "new / never". A failure is recorded with its redacted error and re-raised.
+    """
+    job = job_get(job_name)
+    started = timezone.now()
+    run = _job_run_adhoc_create(job_name=job.name, started=started, trigger=trigger)
+    counts: dict[str, int] = {}
+    try:
+        yield counts
+    except BaseException as exc:
+        JobRun.objects.filter(pk=run.pk).update(
+            outcome=JobRun.Outcome.FAILED, finished_at=timezone.now(), error=error_text(exc), counts=counts
+        )
+        raise
+    JobRun.objects.filter(pk=run.pk).update(
+        outcome=JobRun.Outcome.OK, finished_at=timezone.now(), counts=_counts_checked(counts)
+    )
+
+
+def _job_run_adhoc_create(*, job_name: str, started: datetime, trigger: str) -> JobRun:
+    job = job_get(job_name)
+    slot = started
+    for _ in range(100):
+        if job.slot(slot) == slot:
+            slot += timedelta(microseconds=1)  # A period boundary belongs to the scheduled run.
+            continue
+        try:
+            with transaction.atomic():
+                return JobRun.objects.create(
+                    job=job.name, slot=slot, trigger=trigger, started_at=started, outcome=JobRun.Outcome.RUNNING
+                )
+        except IntegrityError:
+            slot += timedelta(microseconds=1)  # Two ad-hoc runs in the same microsecond.
+    raise RuntimeError(f"no free slot for an ad-hoc run of {job_name}")
 
 
 def error_text(exc: BaseException) -> str:

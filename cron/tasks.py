@@ -29,3 +29,11 @@ def alarm_notification_deliver_task(self: Task, notification_id: int) -> None:
         alarm_notification_deliver(notification_id=notification_id)
     except NotificationRetry as exc:
         raise self.retry(countdown=exc.retry_in_s, max_retries=None) from exc
+
+
+@shared_task(name="cron.tasks.account_stage_run_task")
+def account_stage_run_task(account_id: int, stage: str) -> None:
+    """The console's "run now" for one account and one stage."""
+    from cron.actions import account_stage_run
+
+    account_stage_run(account_id=account_id, stage=stage)

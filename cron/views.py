@@ -11,11 +11,14 @@ import hmac
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -23,10 +26,12 @@ from django.views.decorators.http import require_GET, require_POST
 from kombu import Connection
 
 from accounts.models import Account
+from cron.alarm_text import alarm_text
+from cron.console import failed_publications_recent
 from cron.errors import JobRunNotEnqueued
+from cron.models import OperatorAction
 from cron.selectors import alarms_open, job_statuses, llm_usage_summary
 from cron.services import job_run_request
-from posting.selectors import account_funnel
 from publish.oauth.services import connect_funnel
 from publish.selectors import channels_paused
 
@@ -130,22 +135,174 @@ def _broker_ready() -> bool:
 @login_required
 @never_cache
 def ops(request: HttpRequest) -> HttpResponse:
-    """The operator's page: open alarms, job states, and for the last 24 h every account's
-    funnel, the connect funnel per platform and the language model's usage and key."""
+    """The operator's one screen: the fleet (one row per account, those needing a human
+    first, each with its 30-day funnel), open alarms, jobs, and the service-wide trends.
+    A fixed number of queries however many accounts there are (tests/cron/test_console.py)."""
     if not request.user.is_staff:
         raise PermissionDenied
+    from cron.charts import STAGE_COLOURS, bar_chart, legend, line_chart
+    from cron.console import FUNNEL_LABELS, FUNNEL_STAGES, PLATFORM_SHORT, fleet, service_trends
+
     now = timezone.now()
     since = now - timedelta(hours=24)
-    funnels = [
-        (account, account_funnel(account=account, start=since, end=now)) for account in Account.objects.order_by("name")
+    rows = fleet(now=now)
+    for row in rows:
+        series = [
+            (FUNNEL_LABELS[stage], colour, [day[stage] for day in row.funnel])
+            for stage, colour in zip(FUNNEL_STAGES, STAGE_COLOURS, strict=True)
+        ]
+        row.chart = line_chart(series=series, title=f"{row.account.name}: funnel, last 30 days")
+        row.legend = legend([(label, colour, sum(values)) for label, colour, values in series])
+        row.landed_by_platform = [
+            (PLATFORM_SHORT.get(platform, platform), counts) for platform, counts in sorted(row.landed.items())
+        ]
+    trends = service_trends(today=now.date())
+    charts = [
+        (
+            "Landed per day",
+            bar_chart(days=trends.days, stacks=[("landed", "#137333", trends.landed)], title="Landed per day"),
+            legend([("landed", "#137333", sum(trends.landed))]),
+        ),
+        (
+            "Job runs per day",
+            bar_chart(
+                days=trends.days,
+                stacks=[("ok", "#1a56db", trends.job_runs_ok), ("failed", "#b3261e", trends.job_runs_failed)],
+                title="Job runs per day",
+            ),
+            legend([("ok", "#1a56db", sum(trends.job_runs_ok)), ("failed", "#b3261e", sum(trends.job_runs_failed))]),
+        ),
+        (
+            "LLM calls and 429s per day",
+            line_chart(
+                series=[("calls", "#7e3af2", trends.llm_calls), ("429s", "#b3261e", trends.llm_throttled)],
+                title="LLM calls and 429s per day",
+            ),
+            legend([("calls", "#7e3af2", sum(trends.llm_calls)), ("429s", "#b3261e", sum(trends.llm_throttled))]),
+        ),
     ]
-
     context = {
-        "alarms": alarms_open(),
+        "fleet": rows,
+        "charts": charts,
+        "alarms": [(alarm, alarm_text(alarm)) for alarm in alarms_open()],
         "jobs": job_statuses(now=now),
-        "funnels": funnels,
         "connect_funnel": sorted(connect_funnel(since=since).items()),
         "llm": llm_usage_summary(since=since),
         "paused_channels": channels_paused(now=now),
+        "stages": ("research", "compose", "gate"),
+        "failed_publications": failed_publications_recent(now=now),
+        # The audit trail: every action and every support view, newest first.
+        "operator_actions": OperatorAction.objects.select_related("account")[:50],
     }
     return render(request, "cron/ops.html", context)
+
+
+def _staff_only(request: HttpRequest) -> None:
+    if not request.user.is_authenticated or not request.user.is_staff:
+        raise PermissionDenied
+
+
+def _staff_user(request: HttpRequest) -> AbstractBaseUser:
+    """The signed-in staff user (the views call _staff_only first)."""
+    user = request.user
+    if not isinstance(user, AbstractBaseUser):
+        raise PermissionDenied
+    return user
+
+
+@login_required
+@require_POST
+def ops_stage_run(request: HttpRequest, slug: str, stage: str) -> HttpResponse:
+    """Run research, compose or gate for one account now (queued; recorded as a JobRun)."""
+    from cron.actions import ActionRefused, account_stage_run_request
+
+    _staff_only(request)
+    account = get_object_or_404(Account, slug=slug)
+    try:
+        account_stage_run_request(user=_staff_user(request), account=account, stage=stage)
+    except ActionRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{stage.capitalize()} queued for {account.slug}; its run shows under Jobs.")
+    return redirect(f"{reverse('ops')}#account-{account.slug}")
+
+
+@login_required
+@require_POST
+def ops_account_pause(request: HttpRequest, slug: str, paused: bool) -> HttpResponse:
+    from cron.actions import account_paused_set
+
+    _staff_only(request)
+    account = get_object_or_404(Account, slug=slug)
+    account_paused_set(user=_staff_user(request), account=account, paused=paused)
+    messages.success(request, f"{account.slug} {'paused' if paused else 'resumed'}.")
+    return redirect(f"{reverse('ops')}#account-{account.slug}")
+
+
+@login_required
+@require_POST
+def ops_alarm_resolve(request: HttpRequest, alarm_id: int) -> HttpResponse:
+    from cron.actions import ActionRefused, alarm_resolve_by_operator
+
+    _staff_only(request)
+    try:
+        alarm_resolve_by_operator(user=_staff_user(request), alarm_id=alarm_id)
+    except ActionRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Alarm resolved. Its watchdog opens it again if the condition still holds.")
+    return redirect("ops")
+
+
+@login_required
+@require_POST
+def ops_publication_retry(request: HttpRequest, publication_id: int) -> HttpResponse:
+    from cron.actions import ActionRefused, publication_retry_by_operator
+
+    _staff_only(request)
+    try:
+        publication_retry_by_operator(user=_staff_user(request), publication_id=publication_id)
+    except ActionRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Publication {publication_id} scheduled again (its one retry).")
+    return redirect("ops")
+
+
+SUPPORT_PAGES = ("drafts", "history")
+
+
+@login_required
+@require_GET
+@never_cache
+def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse:
+    """Read-only: the customer's drafts or history as they see them, without any button that
+    decides. Every opening is recorded (who, when, which account, which page) and listed on
+    the console. Staff are not members, so the customer's own approve route stays a 404 to them."""
+    from cron.actions import support_view_record
+    from posting.composer.selectors import skipped_stories_recent
+    from posting.models import Draft
+    from posting.selectors import draft_cards, drafts_awaiting_approval, drafts_held_back, history_rows
+    from publish.models import Publication
+
+    _staff_only(request)
+    account = get_object_or_404(Account, slug=slug)
+    if page not in SUPPORT_PAGES:
+        raise Http404("No such customer page.")
+    support_view_record(user=_staff_user(request), account=account, page=page)
+    messages.info(request, f"Support view of {account.name} ({account.slug}): read only, and recorded.")
+    if page == "drafts":
+        context = {
+            "account": account,
+            "awaiting": draft_cards(drafts=drafts_awaiting_approval(account=account)),
+            "held_back": drafts_held_back(account=account)[:20],
+            "can_decide": False,
+            "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
+            "skipped": skipped_stories_recent(account=account),
+            "support_view": True,
+        }
+        return render(request, "posting/drafts.html", context)
+    rows, zone = history_rows(account=account)
+    landed = Publication.objects.filter(account=account).landed().count()
+    context = {"account": account, "rows": rows, "zone": zone, "landed": landed, "support_view": True}
+    return render(request, "posting/history.html", context)

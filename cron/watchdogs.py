@@ -54,6 +54,10 @@ class Kind:
     CHANNEL_NEEDS_RECONNECT = "channel_needs_reconnect"
     TOKEN_EXPIRING = "token_expiring"  # noqa: S105 (an alarm kind, not a password)
     CHANNEL_PAUSED_LONG = "channel_paused_long"
+    NOTHING_LANDED_ON_PLATFORM = "nothing_landed_on_platform"
+    PUBLICATION_REFUSED = "publication_refused"
+    SOURCE_FAILING_FOR_ACCOUNT = "source_failing_for_account"
+    REFLEXIVE_APPROVALS = "reflexive_approvals"
 
 
 # The key in use is compared over a day: long enough that a change overnight is still
@@ -105,7 +109,48 @@ def watchdog_landed() -> dict[str, int]:
                     },
                 )
             )
-    return {"accounts_checked": checked, **alarms_sync(kinds={Kind.NOTHING_LANDED}, conditions=conditions)}
+        else:
+            conditions.extend(_platform_silent_conditions(account=account, since=since, window=window))
+    kinds = {Kind.NOTHING_LANDED, Kind.NOTHING_LANDED_ON_PLATFORM}
+    return {"accounts_checked": checked, **alarms_sync(kinds=kinds, conditions=conditions)}
+
+
+def _platform_silent_conditions(*, account: Account, since: datetime, window: timedelta) -> list[Condition]:
+    """One platform lands nothing while another lands: the account-wide count hides it
+    (an Instagram quota, a Page-only block), so each connected platform is counted alone."""
+    from publish.models import Channel, Publication
+
+    landed = dict(
+        Publication.objects.filter(account=account)
+        .landed(start=since)
+        .order_by()
+        .values("channel__platform")
+        .annotate(n=Count("id"))
+        .values_list("channel__platform", "n")
+    )
+    total = sum(landed.values())
+    # Only platforms connected for the whole window: a channel bound an hour ago owes nothing yet.
+    connected = set(
+        account.channels.filter(status=Channel.Status.CONNECTED, connected_at__lt=since)
+        .values_list("platform", flat=True)
+        .distinct()
+    )
+    return [
+        Condition(
+            kind=Kind.NOTHING_LANDED_ON_PLATFORM,
+            account=account,
+            subject=platform,
+            details={
+                "platform": platform,
+                "landed": 0,
+                "landed_elsewhere": total,
+                "window_hours": window.total_seconds() / 3600,
+                "since": since.isoformat(),
+            },
+        )
+        for platform in sorted(connected)
+        if total > 0 and not landed.get(platform)
+    ]
 
 
 def watchdog_connect_funnel() -> dict[str, int]:
@@ -227,7 +272,9 @@ def watchdog_research() -> dict[str, int]:
                 )
             )
     conditions.extend(_source_failing_conditions())
-    return alarms_sync(kinds={Kind.RESEARCH_STARVED, Kind.SOURCE_FAILING}, conditions=conditions)
+    conditions.extend(_account_source_conditions(now=now))
+    kinds = {Kind.RESEARCH_STARVED, Kind.SOURCE_FAILING, Kind.SOURCE_FAILING_FOR_ACCOUNT}
+    return alarms_sync(kinds=kinds, conditions=conditions)
 
 
 def _source_failing_conditions() -> list[Condition]:
@@ -270,6 +317,46 @@ def _source_failing_conditions() -> list[Condition]:
 def _source_failure(source: Source) -> dict[str, object]:
     # The feed URL is left out on purpose: a customer's custom feed may carry a key in it.
     return {"consecutive_failures": source.consecutive_failures, "last_error_kind": source.last_error_kind}
+
+
+def _account_source_conditions(*, now: datetime) -> list[Condition]:
+    """Each account's subscribed sources that have not been read successfully for
+    WATCHDOG_SOURCE_FAILING_HOURS while being tried: the account's research is thinner
+    and only the operator (or the customer) can replace the feed. Paused accounts are
+    not researched, so they are left out."""
+    failing_since = now - timedelta(hours=settings.WATCHDOG_SOURCE_FAILING_HOURS)
+    never_ok_since = Q(source__last_success_at__isnull=True, source__created_at__lt=failing_since)
+    subscriptions = (
+        Subscription.objects.filter(account__paused=False, source__consecutive_failures__gt=0)
+        .filter(Q(source__last_success_at__lt=failing_since) | never_ok_since)
+        .filter(created_at__lt=failing_since)
+        .select_related("account", "source")
+    )
+    conditions = []
+    for subscription in subscriptions:
+        source = subscription.source
+        last_ok = source.last_success_at
+        hours = (now - (last_ok or max(source.created_at, subscription.created_at))).total_seconds() / 3600
+        conditions.append(
+            Condition(
+                kind=Kind.SOURCE_FAILING_FOR_ACCOUNT,
+                account=subscription.account,
+                subject=f"source:{source.pk}",
+                details={
+                    "source_id": source.pk,
+                    # The customer's own name for it when they gave one; the URL is left out
+                    # (a custom feed may carry a key in it).
+                    # (Raw here: the alarm's text quotes it, cron/alarm_text.py.)
+                    "title": (subscription.title or source.title)[:120],
+                    "failing_hours": round(hours),
+                    "last_success_at": last_ok.isoformat() if last_ok else None,
+                    "consecutive_failures": source.consecutive_failures,
+                    "last_error_kind": source.last_error_kind,
+                },
+                counted_as="sources failing for a day",
+            )
+        )
+    return conditions
 
 
 def watchdog_gate_llm() -> dict[str, int]:
@@ -356,13 +443,21 @@ def watchdog_publishing() -> dict[str, int]:
         by_account.setdefault(publication.account_id, []).append(publication)
     for publications in by_account.values():
         statuses = Counter(publication.status for publication in publications)
+        latest = max(publications, key=lambda p: p.updated_at)
         conditions.append(
             Condition(
                 kind=Kind.PUBLICATIONS_STUCK,
                 account=publications[0].account,
-                details={**statuses, "publication_ids": sorted(p.pk for p in publications)[:20]},
+                details={
+                    **statuses,
+                    "publication_ids": sorted(p.pk for p in publications)[:20],
+                    # The platform's own words on the latest one (a "(#368) Temporarily blocked").
+                    "reason": latest.failure_reason[:300],
+                },
             )
         )
+
+    conditions.extend(_refused_conditions(now=now))
 
     expiring_before = now + timedelta(days=settings.WATCHDOG_TOKEN_EXPIRY_DAYS)
     channels = Channel.objects.filter(
@@ -387,7 +482,13 @@ def watchdog_publishing() -> dict[str, int]:
             )
         )
     conditions.extend(_long_pause_conditions(now=now))
-    kinds = {Kind.PUBLICATIONS_STUCK, Kind.CHANNEL_NEEDS_RECONNECT, Kind.TOKEN_EXPIRING, Kind.CHANNEL_PAUSED_LONG}
+    kinds = {
+        Kind.PUBLICATIONS_STUCK,
+        Kind.PUBLICATION_REFUSED,
+        Kind.CHANNEL_NEEDS_RECONNECT,
+        Kind.TOKEN_EXPIRING,
+        Kind.CHANNEL_PAUSED_LONG,
+    }
     return {"publications_stuck": sum(map(len, by_account.values())), **alarms_sync(kinds=kinds, conditions=conditions)}
 
 
@@ -420,3 +521,87 @@ def _long_pause_conditions(*, now: datetime) -> list[Condition]:
             )
         )
     return conditions
+
+
+def _refused_conditions(*, now: datetime) -> list[Condition]:
+    """Publications that ended failed (the platform refused them, or they were never seen
+    after an unknown outcome) within the lookback: one alarm per account and platform,
+    naming the latest one's reason and the start of its text (quoted when shown)."""
+    from publish.models import Publication
+
+    since = now - timedelta(hours=settings.WATCHDOG_REFUSED_LOOKBACK_HOURS)
+    failed = (
+        Publication.objects.filter(status=Publication.Status.FAILED, updated_at__gte=since)
+        .select_related("account", "channel")
+        .order_by("-updated_at")
+    )
+    grouped: dict[tuple[int, str], list[Publication]] = {}
+    for publication in failed:
+        grouped.setdefault((publication.account_id, publication.channel.platform), []).append(publication)
+    conditions = []
+    for (_, platform), publications in sorted(grouped.items()):
+        latest = publications[0]
+        conditions.append(
+            Condition(
+                kind=Kind.PUBLICATION_REFUSED,
+                account=latest.account,
+                subject=platform,
+                details={
+                    "platform": platform,
+                    "refused": len(publications),
+                    "publication_ids": sorted(p.pk for p in publications)[:20],
+                    "failure_kind": latest.failure_kind,
+                    "reason": latest.failure_reason[:300],
+                    # Customer-approved text: cut here, quoted wherever it is shown.
+                    "excerpt": latest.message[:120],
+                },
+            )
+        )
+    return conditions
+
+
+def watchdog_reviews() -> dict[str, int]:
+    """Approvals turning into a rubber stamp, per account, over REVIEW_WINDOW_DAYS: a streak
+    of approvals each faster than the post could be read, the evidence never opened, every
+    decision an approval, or all approvals in one burst. Any one signal opens the alarm; it
+    resolves when none holds. Thresholds are settings (REVIEW_*)."""
+    from posting.review.selectors import recent_timed_approvals, review_profiles
+
+    now = timezone.now()
+    since = now - timedelta(days=settings.REVIEW_WINDOW_DAYS)
+    conditions = []
+    profiles = review_profiles(since=since)
+    accounts = Account.objects.in_bulk(list(profiles))
+    for account_id, profile in sorted(profiles.items()):
+        signals = []
+        streak = recent_timed_approvals(account_id=account_id, limit=settings.REVIEW_FAST_STREAK)
+        if len(streak) >= settings.REVIEW_FAST_STREAK and all(review.faster_than_reading for review in streak):
+            signals.append("fast_streak")
+        if profile.approved >= settings.REVIEW_EVIDENCE_MIN_APPROVALS and profile.evidence_opened == 0:
+            signals.append("evidence_never_opened")
+        if profile.decisions >= settings.REVIEW_ALL_APPROVED_MIN and profile.rejected == 0:
+            signals.append("every_draft_approved")
+        if (
+            profile.approved >= settings.REVIEW_BURST_MIN
+            and profile.first_approval_at is not None
+            and profile.last_approval_at is not None
+            and (profile.last_approval_at - profile.first_approval_at).total_seconds() <= settings.REVIEW_BURST_SECONDS
+        ):
+            signals.append("one_burst")
+        if signals:
+            conditions.append(
+                Condition(
+                    kind=Kind.REFLEXIVE_APPROVALS,
+                    account=accounts[account_id],
+                    details={
+                        "signals": signals,
+                        "approved": profile.approved,
+                        "rejected": profile.rejected,
+                        "fast_approvals": profile.fast_approvals,
+                        "evidence_opened": profile.evidence_opened,
+                        "source_opened": profile.source_opened,
+                        "since": since.isoformat(),
+                    },
+                )
+            )
+    return {"accounts_reviewed": len(profiles), **alarms_sync(kinds={Kind.REFLEXIVE_APPROVALS}, conditions=conditions)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -11,8 +12,9 @@ from django.http import Http404
 
 from accounts.models import Account, Platform
 from posting.models import Draft, DraftRevision, VoiceProfile
-from publish import limits
+from publish import limits, slots
 from publish.models import Publication
+from publish.outcomes import publication_outcome
 from research.selectors import articles_usable_for_account
 
 
@@ -255,3 +257,32 @@ def draft_preview(*, draft: Draft) -> DraftPreview:
         article_url=article.canonical_url,
         article_published_at=article.published_at,
     )
+
+
+def draft_cards(*, drafts: Iterable[Draft]) -> list[dict[str, object]]:
+    """The drafts page's cards: each draft with its platform preview (the customer's page and
+    the operator's read-only support view render the same cards)."""
+    return [{"d": d, "preview": draft_preview(draft=d)} for d in drafts]
+
+
+def history_rows(*, account: Account) -> tuple[list[dict[str, object]], str]:
+    """History's rows (a publication, its outcome in plain words with the next step, its
+    latest engagement) and the account's time zone they are told in."""
+    publications = list(
+        Publication.objects.filter(account=account)
+        .select_related("channel")
+        # "engagement": reconcile's snapshots of each post (newest first, by their ordering),
+        # read through the relation: posting never imports reconcile.
+        .prefetch_related("attempts", "engagement")
+        .order_by("-created_at")[:100]
+    )
+    zone = slots.account_zone(account)
+    rows: list[dict[str, object]] = [
+        {
+            "p": p,
+            "outcome": publication_outcome(publication=p, zone=zone),
+            "engagement": next(iter(p.engagement.all()), None),
+        }
+        for p in publications
+    ]
+    return rows, zone.key

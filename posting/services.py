@@ -23,6 +23,7 @@ from accounts.models import Account
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.gate.services import draft_gate
 from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
+from posting.review.services import review_decided, review_edited
 from publish.limits import platform_limit_broken
 from publish.models import Publication
 from publish.services import publication_enqueue, publication_schedule, publications_withdraw
@@ -61,6 +62,8 @@ def draft_approve(*, draft: Draft, user: User, text_sha256: str | None = None, p
     if approved != 1:
         raise DraftStateError(_why_not_approvable(draft=draft, expected=expected))
     draft.refresh_from_db()
+    # How this approval was made (time since first shown, what was opened): review discipline.
+    review_decided(draft=draft, user=user, decision="approved")
     publication: Publication = publication_schedule(draft=draft, post_now=post_now)
     if publication.scheduled_for <= timezone.now():
         # Due now: hand it to a worker. A post in a later slot waits in the database for the
@@ -103,6 +106,7 @@ def draft_reject(*, draft: Draft, user: User, reason: str = "") -> Draft:
     if rejected != 1:
         raise DraftStateError("This draft can no longer be rejected.")
     draft.refresh_from_db()
+    review_decided(draft=draft, user=user, decision="rejected")
     return draft
 
 
@@ -198,6 +202,8 @@ def _draft_text_replace(*, draft: Draft, text: str, editor: User | None, source:
     previous_text = current.text
     current.refresh_from_db()
     draft_revision_record(draft=current, editor=editor, source=source, previous_text=previous_text)
+    if source == DraftRevision.Source.CUSTOMER:
+        review_edited(draft=current)
     return current, True
 
 

@@ -24,6 +24,7 @@ from posting import selectors, services
 from posting.composer.selectors import skipped_stories_recent
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.models import Draft, DraftRevision
+from posting.review.services import Opened, approval_pace_note_for, review_opened, reviews_shown
 from posting.templatetags.drafts_ui import first_words as _first_words
 from publish import selectors as publish_selectors
 from publish import services as publish_services
@@ -31,7 +32,6 @@ from publish import slots
 from publish.errors import NoConnectedChannel, NoFreeSlot, PublishNotEnqueued, QueueChangeRefused
 from publish.limits import MAX_CHARS
 from publish.models import PostingSlot, Publication
-from publish.outcomes import publication_outcome
 
 # How many free posting times the "Move" list offers per post.
 MOVE_CHOICES = 12
@@ -52,13 +52,13 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @member_required
 def drafts(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+    awaiting = list(selectors.drafts_awaiting_approval(account=account))
+    if _can_decide(request, account):
+        reviews_shown(drafts=awaiting)  # review discipline: when each was first put before an approver
     context = {
         "account": account,
         "undo": request.session.pop(UNDO_SESSION_KEY, None),
-        "awaiting": [
-            {"d": d, "preview": selectors.draft_preview(draft=d)}
-            for d in selectors.drafts_awaiting_approval(account=account)
-        ],
+        "awaiting": [{"d": d, "preview": selectors.draft_preview(draft=d)} for d in awaiting],
         "held_back": selectors.drafts_held_back(account=account)[:20],
         "can_decide": _can_decide(request, account),
         "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
@@ -72,6 +72,10 @@ def drafts(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
 def draft_detail(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """One draft: its text, each sentence's check, its changes, and what the customer can do."""
     draft = selectors.draft_for_member(account=account, draft_id=draft_id)
+    if draft.status == Draft.Status.GATED and _can_decide(request, account):
+        # This page shows every sentence with its evidence: opening it is reading the evidence.
+        reviews_shown(drafts=[draft])
+        review_opened(draft=draft, what=Opened.EVIDENCE)
     return _draft_page(request, account, draft)
 
 
@@ -90,6 +94,10 @@ def draft_approve(request: AuthenticatedHttpRequest, account: Account, draft_id:
         said = "Approved and queued; it will go out when the queue is back."
     else:
         said = _approved_message(account, draft)
+        note = approval_pace_note_for(draft=draft)
+        if note:
+            # Review discipline: a gentle word when this approval came faster than reading speed.
+            messages.info(request, note)
     return _decided(request, account, draft, said=said, undo=UNDO_APPROVE)
 
 
@@ -217,29 +225,13 @@ def draft_edit(request: AuthenticatedHttpRequest, account: Account, draft_id: in
 
 @member_required
 def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
-    publications = list(
-        Publication.objects.filter(account=account)
-        .select_related("channel")
-        # "engagement": reconcile's snapshots of each post (newest first, by their ordering),
-        # read through the relation: posting never imports reconcile.
-        .prefetch_related("attempts", "engagement")
-        .order_by("-created_at")[:100]
-    )
-    zone = slots.account_zone(account)
-    rows = [
-        {
-            "p": p,
-            "outcome": publication_outcome(publication=p, zone=zone),
-            "engagement": next(iter(p.engagement.all()), None),
-        }
-        for p in publications
-    ]
+    rows, zone = selectors.history_rows(account=account)
     # Every landed post of the account, by the one definition, not just the rows shown.
     landed = Publication.objects.filter(account=account).landed().count()
     context = {
         "account": account,
         "rows": rows,
-        "zone": zone.key,
+        "zone": zone,
         "landed": landed,
         "rejected": selectors.drafts_rejected_recent(account=account),
         "can_decide": _can_decide(request, account),

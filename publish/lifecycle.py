@@ -18,6 +18,7 @@ The moves (event: from → to)::
     requeue:             WITHDRAWN  → SCHEDULED    (approved again, into a posting slot)
     customer_retry:      FAILED     → SCHEDULED    (the customer's retry, only where reconcile
                                                     saw nothing land: failure_kind never_seen)
+    operator_retry:      FAILED     → SCHEDULED    (the operator's one retry, nothing landed)
 
 ``TRANSITIONS`` is the table (event → the states it may leave, the state it enters) and
 ``publication_transition`` performs one as a conditional update, so two workers racing on
@@ -80,6 +81,8 @@ class Event(enum.StrEnum):
     # platform and saw nothing land (NEVER_SEEN); publish.services.publication_retry adds
     # that condition to the move, so no other failure can be retried from the page.
     CUSTOMER_RETRY = "customer_retry"
+    # the operator's console, once per publication: a failed post nothing of which landed.
+    OPERATOR_RETRY = "operator_retry"
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ TRANSITIONS: dict[Event, Transition] = {
     Event.WITHDRAW: Transition(frozenset({Status.SCHEDULED}), Status.WITHDRAWN),
     Event.REQUEUE: Transition(frozenset({Status.WITHDRAWN}), Status.SCHEDULED),
     Event.CUSTOMER_RETRY: Transition(frozenset({Status.FAILED}), Status.SCHEDULED),
+    Event.OPERATOR_RETRY: Transition(frozenset({Status.FAILED}), Status.SCHEDULED),
 }
 
 

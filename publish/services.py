@@ -684,3 +684,56 @@ def _publish_enqueue(publication_id: int) -> None:
 
     # After commit, so a worker never looks for a row it cannot see yet.
     transaction.on_commit(lambda: publication_publish_task.delay(publication_id))
+
+
+class RetryRefused(Exception):
+    """The operator's retry of a publication is not safe (something may have landed) or not possible."""
+
+
+# Failures after which nothing can be on the platform: it refused, or reconcile's reads never saw it.
+_NOTHING_LANDED_KINDS = frozenset(
+    {
+        FailureKind.PERMANENT,
+        FailureKind.PLATFORM_ERROR,
+        FailureKind.NEEDS_RECONNECT,
+        FailureKind.THROTTLED,
+        FailureKind.TRANSIENT,
+        FailureKind.CONTAINER_UNUSABLE,
+        FailureKind.GAVE_UP,
+        FailureKind.INTERNAL,
+        FailureKind.NEVER_SEEN,
+    }
+)
+
+
+def publication_retry_failed(*, publication_id: int) -> Publication:
+    """Schedule a failed publication again, now, when nothing of it can have landed: the
+    platform never gave it a post id, and it failed by a refusal or after reconcile's reads
+    never showed it (an unknown outcome is for reconcile to settle, never for a retry).
+    Raises RetryRefused saying why not."""
+    publication = Publication.objects.filter(pk=publication_id).first()
+    if publication is None or publication.status != Publication.Status.FAILED:
+        raise RetryRefused("Only a failed publication can be retried.")
+    if publication.platform_post_id:
+        raise RetryRefused("The platform gave this post an id: reconcile it, do not post it again.")
+    if publication.failure_kind not in _NOTHING_LANDED_KINDS:
+        raise RetryRefused(
+            f"It failed as {publication.failure_kind or 'unknown'}: reconcile must show nothing landed first."
+        )
+    now = timezone.now()
+    moved = publication_transition(
+        event=Event.OPERATOR_RETRY,
+        publication_id=publication.pk,
+        scheduled_for=now,
+        read_count=0,
+        last_read_at=None,
+        publishing_started_at=None,
+        failure_kind="",
+        failure_reason="",
+        updated_at=now,
+    )
+    if moved != 1:
+        raise RetryRefused("Someone else moved this publication first.")
+    publication_enqueue(publication_id=publication.pk)
+    publication.refresh_from_db()
+    return publication

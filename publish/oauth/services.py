@@ -176,6 +176,13 @@ def connect_callback(
     # Only the Page tokens are kept for the pick: they are all binding needs, and Page tokens
     # made from a long-lived user token do not expire, so the user token is dropped here.
     held = {"page_tokens": {page.id: page.access_token for page in pages}}
+    if any(page.instagram_id for page in pages):
+        # Instagram connects through Facebook Login: its part of the funnel starts when
+        # Facebook offers a linked Instagram account, and is counted as Instagram's own.
+        ConnectEvent.objects.bulk_create(
+            ConnectEvent(platform=Platform.INSTAGRAM, account=claim.account, kind=kind)
+            for kind in (ConnectEvent.Kind.STARTED, ConnectEvent.Kind.CALLBACK)
+        )
     return ConnectGrant.objects.create(
         claim=claim,
         secrets_ciphertext=token_encrypt(json.dumps(held)),
@@ -245,7 +252,13 @@ def connect_pages_bind(*, grant_id: int, user: User, session_key: str, page_ids:
         OAuthClaim.objects.filter(pk=claim.pk).update(
             outcome=OAuthClaim.Outcome.BOUND, outcome_detail=f"{len(channels)} channel(s) bound"
         )
-        ConnectEvent.objects.create(platform=claim.platform, account=account, kind=ConnectEvent.Kind.BOUND)
+        # One "bound" per platform that got a channel: an Instagram account bound through its
+        # Page counts for Instagram, not only for the Facebook flow that carried it.
+        bound_platforms = {claim.platform} | {channel.platform for channel in channels}
+        ConnectEvent.objects.bulk_create(
+            ConnectEvent(platform=platform, account=account, kind=ConnectEvent.Kind.BOUND)
+            for platform in sorted(bound_platforms)
+        )
         grant.delete()
     return channels
 

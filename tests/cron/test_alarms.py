@@ -21,6 +21,7 @@ from django.db import connection
 from django.test import override_settings
 
 from accounts.models import Account
+from cron.alarm_text import alarm_text
 from cron.jobs import job_get
 from cron.models import Alarm, AlarmNotification
 from cron.notify import (
@@ -170,6 +171,9 @@ def test_the_webhook_is_signed_with_hmac_sha256_of_the_body(account: Account, we
         "opened_at": alarm.opened_at.isoformat(),
         "resolved_at": None,
         "details": {"landed": 0},
+        # The account named and what to do (cron/alarm_text.py).
+        "summary": "“Harbour Bikes” (harbour-bikes): nothing landed in the last ? h.",
+        "action": alarm_text(alarm).action,
     }
     # A body altered in transit no longer matches the signature.
     assert webhook_signature(secret=WEBHOOK_SECRET, body=request.body + b" ") != request.headers[SIGNATURE_HEADER]

@@ -16,8 +16,10 @@ from tests import worker
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def _createoperator(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"DATABASE_URL": worker.test_database_url()}
+def _createoperator(
+    *args: str, stdin: str, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"DATABASE_URL": worker.test_database_url()} | (env_extra or {})
     return subprocess.run(
         [sys.executable, "manage.py", "createoperator", *args],
         cwd=ROOT,
@@ -55,3 +57,25 @@ def test_a_weak_password_is_refused_and_changes_nothing() -> None:
     assert "Password refused" in result.stderr
     bob = User.objects.get(username="bob")
     assert not bob.is_staff and bob.check_password("an old and long password")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_issues_interface_username_and_email_options_and_noinput_from_the_environment() -> None:
+    result = _createoperator(
+        "--username",
+        "carol",
+        "--email",
+        "carol@example.com",
+        "--noinput",
+        stdin="",
+        env_extra={"DJANGO_SUPERUSER_PASSWORD": "a long enough operator password"},
+    )
+    assert result.returncode == 0, result.stderr
+    carol = User.objects.get(username="carol")
+    assert carol.is_staff and carol.email == "carol@example.com"
+    assert carol.check_password("a long enough operator password")
+
+    # --noinput without the variable is a clear error that creates nothing
+    missing = _createoperator("--username", "dave", "--noinput", stdin="", env_extra={"DJANGO_SUPERUSER_PASSWORD": ""})
+    assert missing.returncode != 0 and "DJANGO_SUPERUSER_PASSWORD" in missing.stderr
+    assert not User.objects.filter(username="dave").exists()

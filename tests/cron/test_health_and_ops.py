@@ -56,7 +56,7 @@ def test_the_operator_page_is_for_staff_only(member_client: Client) -> None:
 
 
 @pytest.mark.django_db
-def test_the_operator_page_lists_open_alarms_jobs_and_each_accounts_funnel(account: Account, settings) -> None:
+def test_the_operator_page_lists_open_alarms_jobs_and_each_accounts_row(account: Account, settings) -> None:
     settings.OPERATOR_EMAILS = []
     settings.ALARM_WEBHOOK_URL = ""
     staff = User.objects.create_user(username="operator", password="x", is_staff=True)
@@ -81,9 +81,10 @@ def test_the_operator_page_lists_open_alarms_jobs_and_each_accounts_funnel(accou
     page = response.content.decode()
     assert "nothing_landed" in page
     assert "publish_due" in page and "watchdog_jobs" in page
-    funnels = dict(response.context["funnels"])
-    assert funnels[account]["landed"] == 1
-    assert set(funnels[account]) == {"articles", "drafts", "gated", "passed", "approved", "published", "landed"}
+    # The fleet row reads landed from the one definition: 1 in 24 h, 2 in 7 days.
+    (row,) = response.context["fleet"]
+    assert row.account == account
+    assert (row.landed["facebook_page"].day, row.landed["facebook_page"].week) == (1, 2)
     assert dict(response.context["connect_funnel"])["instagram"]["started"] == 1
     assert response.context["llm"]["throttled"] == 3
     assert "sha256:abcd1234" in page and "org-landed" in page

@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from accounts.models import Account, Platform
+from cron.models import JobRun
 from devkit.demo import DEMO_PAST_POSTS, demo_seed
 from devkit.demo_feeds import ATOM_PATH, AUDIO_FEED_PATH, DIGEST_FEED_PATH, RSS_PATH, demo_site_server
 from devkit.devserver import StaticSiteServer
@@ -72,6 +73,12 @@ def test_the_demo_account_ends_with_landed_posts_read_back_from_the_sandbox(sand
     landed_ids = Publication.objects.filter(status=Publication.Status.LANDED).values_list("platform_post_id", flat=True)
     for post_id in landed_ids:
         assert any(r["path"].endswith(f"/{post_id}") for r in reads), post_id
+    # and each stage it ran is recorded as a run of its job, so /ops/ does not read "never"
+    recorded = {run.job: run for run in JobRun.objects.filter(trigger="pipeline")}
+    stages = {"research_feeds", "compose_drafts", "gate_drafts", "publish_due", "poll_ig_containers"}
+    assert stages | {"reconcile_recent"} <= set(recorded)
+    assert all(run.outcome == JobRun.Outcome.OK for run in recorded.values())
+    assert recorded["compose_drafts"].counts["drafts"] == funnel["drafts"]
 
 
 def test_running_it_twice_publishes_nothing_twice(sandbox, feeds, settings, tmp_path):

@@ -155,6 +155,14 @@ def test_connecting_binds_the_page_and_its_instagram_account(
         "failed": 0,
         "failed_by_reason": {},
     }
+    # and the Instagram account bound through the Page counts for Instagram too
+    assert funnel[Platform.INSTAGRAM] == {
+        "started": 1,
+        "callbacks": 1,
+        "bound": 1,
+        "failed": 0,
+        "failed_by_reason": {},
+    }
 
     # and: no token of ours travelled in a URL, a page, a redirect or a log line
     channels_page = member_client.get(CHANNELS).content.decode()
@@ -587,7 +595,9 @@ def test_a_double_submitted_page_choice_binds_once(
         thread.join(timeout=30)
 
     assert Channel.objects.filter(account=account).count() == 2
-    assert ConnectEvent.objects.filter(kind=ConnectEvent.Kind.BOUND).count() == 1
+    # One bound event per platform bound (the Page and its Instagram account), once.
+    bound = ConnectEvent.objects.filter(kind=ConnectEvent.Kind.BOUND)
+    assert sorted(bound.values_list("platform", flat=True)) == ["facebook_page", "instagram"]
     assert not ConnectGrant.objects.exists()
 
 

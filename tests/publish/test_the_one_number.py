@@ -17,6 +17,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from accounts.models import Account
+from cron.console import FUNNEL_STAGES
 from cron.management.commands import pipeline
 from cron.models import Alarm, DailyMetric
 from cron.services import daily_metrics_rollup
@@ -68,7 +69,8 @@ def test_console_history_watchdog_daily_metrics_and_pipeline_count_landed_alike(
         # when: every reader of the number reads it
         operator = Client()
         operator.force_login(staff)
-        console = dict(operator.get("/ops/").context["funnels"])
+        # The console's fleet: each account's landed count in the last 24 h, all platforms.
+        console = {row.account: row.landed_24h for row in operator.get("/ops/").context["fleet"]}
         customer = Client()
         customer.force_login(owner)
         history = customer.get(f"/a/{busy.slug}/history/").context["landed"]
@@ -78,15 +80,17 @@ def test_console_history_watchdog_daily_metrics_and_pipeline_count_landed_alike(
     # then: the 24 h views count the landed and the vanished post, not the old one
     window = {a: Publication.objects.filter(account=a).landed(start=T0 - timedelta(hours=24)).count() for a in console}
     assert {a.slug: n for a, n in window.items()} == {"busy": 2, "vanished-only": 1, "stale": 0}
-    assert {a.slug: f["landed"] for a, f in console.items()} == {"busy": 2, "vanished-only": 1, "stale": 0}
+    assert {a.slug: n for a, n in console.items()} == {"busy": 2, "vanished-only": 1, "stale": 0}
     assert DailyMetric.objects.get(account=busy, day=T0.date()).landed == 2
     # the watchdog alarms exactly where the console shows nothing landed
     alarmed = set(Alarm.objects.filter(kind=Kind.NOTHING_LANDED).values_list("account__slug", flat=True))
-    assert alarmed == {a.slug for a, f in console.items() if f["landed"] == 0} == {stale.slug}
+    assert alarmed == {a.slug for a, n in console.items() if n == 0} == {stale.slug}
     # the all-time views (History, manage.py pipeline's funnel) count all three of busy's
     assert history == 3
     assert pipeline.account_funnel is account_funnel
     assert account_funnel(account=busy)["landed"] == 3
     assert account_funnel(account=vanished_only)["landed"] == 2
     # the funnel has one set of keys, wherever it is read
-    assert set(console[busy]) == set(account_funnel(account=busy)) == FUNNEL_KEYS
+    assert set(account_funnel(account=busy)) == FUNNEL_KEYS
+    # and the console's 30-day chart draws stages of that same funnel, from its daily rollups
+    assert set(FUNNEL_STAGES) <= FUNNEL_KEYS

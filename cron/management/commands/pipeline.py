@@ -25,6 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Account
+from cron.services import job_run_recorded
 from posting.composer.services import drafts_compose_for_account
 from posting.gate.services import draft_gate
 from posting.models import Draft
@@ -53,6 +54,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print the funnel as one JSON object")
         parser.add_argument(
+            "--trigger",
+            default="pipeline",
+            help="what each stage's job run is recorded as started by (make run passes make_run)",
+        )
+        parser.add_argument(
             "--wait",
             type=float,
             default=300.0,
@@ -68,15 +74,25 @@ class Command(BaseCommand):
 
         say = (lambda msg: None) if options["json"] else (lambda msg: self.stdout.write(msg))
 
-        run = research_run_for_account(account=account)
+        # Each stage is recorded as a run of its job, as the cron route and beat record theirs,
+        # so the operator's page shows what ran instead of "new / never".
+        trigger = options["trigger"]
+        with job_run_recorded(job_name="research_feeds", trigger=trigger) as counts:
+            run = research_run_for_account(account=account)
+            counts.update(new_articles=run.new_articles, usable_articles=run.usable_articles)
         say(f"research: {run.new_articles} new articles, {run.usable_articles} usable, {run.feeds_failed} feeds failed")
 
-        drafts = drafts_compose_for_account(account=account)
+        with job_run_recorded(job_name="compose_drafts", trigger=trigger) as counts:
+            drafts = drafts_compose_for_account(account=account)
+            counts["drafts"] = len(drafts)
         say(f"compose: {len(drafts)} new drafts")
 
-        for draft_id in Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).values_list("pk", flat=True):
-            verdict = draft_gate(draft_id=draft_id).gate_verdict
-            say(f"gate: draft {draft_id} {verdict}")
+        with job_run_recorded(job_name="gate_drafts", trigger=trigger) as counts:
+            pending = Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).values_list("pk", flat=True)
+            for draft_id in pending:
+                verdict = draft_gate(draft_id=draft_id).gate_verdict
+                counts[verdict or "unjudged"] = counts.get(verdict or "unjudged", 0) + 1
+                say(f"gate: draft {draft_id} {verdict}")
 
         if options["approve_as"]:
             user = self._member(account, options["approve_as"])
@@ -93,7 +109,7 @@ class Command(BaseCommand):
             # Real workers took the approvals' tasks: publishing here as well would race them.
             self._outcomes_wait(account=account, timeout_s=options["wait"], say=say)
         else:
-            self._publish_inline(account=account, say=say)
+            self._publish_inline(account=account, say=say, trigger=trigger)
 
         funnel = account_funnel(account=account)
         if options["json"]:
@@ -101,17 +117,22 @@ class Command(BaseCommand):
         else:
             self.stdout.write("funnel: " + ", ".join(f"{k} {v}" for k, v in funnel.items()))
 
-    def _publish_inline(self, *, account: Account, say: Any) -> None:
+    def _publish_inline(self, *, account: Account, say: Any, trigger: str) -> None:
         publications = Publication.objects.filter(account=account)
-        for pub_id in publications.filter(status=Publication.Status.SCHEDULED).values_list("pk", flat=True):
-            publication = publication_publish(publication_id=pub_id)
-            say(f"publish: publication {pub_id} {publication.status} {publication.failure_reason}".rstrip())
-        containers_poll()
+        with job_run_recorded(job_name="publish_due", trigger=trigger) as counts:
+            for pub_id in publications.filter(status=Publication.Status.SCHEDULED).values_list("pk", flat=True):
+                publication = publication_publish(publication_id=pub_id)
+                counts[publication.status] = counts.get(publication.status, 0) + 1
+                say(f"publish: publication {pub_id} {publication.status} {publication.failure_reason}".rstrip())
+        with job_run_recorded(job_name="poll_ig_containers", trigger=trigger) as counts:
+            counts.update(containers_poll())
 
         pending = [Publication.Status.PUBLISHED, Publication.Status.UNKNOWN]
-        for pub_id in publications.filter(status__in=pending).values_list("pk", flat=True):
-            publication = publication_reconcile(publication_id=pub_id)
-            say(f"reconcile: publication {pub_id} {publication.status} {publication.permalink}".rstrip())
+        with job_run_recorded(job_name="reconcile_recent", trigger=trigger) as counts:
+            for pub_id in publications.filter(status__in=pending).values_list("pk", flat=True):
+                publication = publication_reconcile(publication_id=pub_id)
+                counts[publication.status] = counts.get(publication.status, 0) + 1
+                say(f"reconcile: publication {pub_id} {publication.status} {publication.permalink}".rstrip())
 
     def _outcomes_wait(self, *, account: Account, timeout_s: float, say: Any) -> None:
         """Wait until no publication of the account is still on its way (scheduled and due,

@@ -24,6 +24,23 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--addrport", default="127.0.0.1:8000")
         parser.add_argument("--no-serve", action="store_true", help="prepare everything, then exit (for checks)")
+        parser.add_argument(
+            "--no-scheduler", action="store_true", help="serve without the in-process scheduler (cron routes only)"
+        )
+        parser.add_argument(
+            "--schedule-tick",
+            type=float,
+            default=20.0,
+            metavar="SECONDS",
+            help="how often the in-process scheduler looks for due jobs (default 20)",
+        )
+        parser.add_argument(
+            "--schedule-speedup",
+            type=float,
+            default=1.0,
+            metavar="N",
+            help="run the scheduler's clock N times faster (a night in minutes, for demos and tests)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not settings.DEBUG:
@@ -32,7 +49,7 @@ class Command(BaseCommand):
         services = embedded_services_start()
         login = demo_seed(feeds_url=services.feeds_url)
         self.stdout.write("Preparing drafts (research → compose → gate)...")
-        call_command("pipeline", account=login.account.slug, stdout=self.stdout)
+        call_command("pipeline", account=login.account.slug, trigger="make_run", stdout=self.stdout)
 
         cron_hint = (
             f'curl -X POST -H "Authorization: Bearer $(cat {settings.VAR_DIR}/cron_secret)" '
@@ -52,4 +69,17 @@ class Command(BaseCommand):
         )
         if options["no_serve"]:
             return
-        call_command("runserver", options["addrport"], use_reloader=False, use_threading=True)
+        scheduler = None
+        if not options["no_scheduler"]:
+            from cron.scheduler import InProcessScheduler
+
+            # Beat's work without a broker: research, compose and gate overnight, publish and
+            # reconcile every few minutes, the watchdogs, each recorded as a JobRun.
+            scheduler = InProcessScheduler(tick_s=options["schedule_tick"], speedup=options["schedule_speedup"])
+            scheduler.start()
+            self.stdout.write(f"Scheduler running every {options['schedule_tick']:g} s (the jobs of cron/jobs.py).")
+        try:
+            call_command("runserver", options["addrport"], use_reloader=False, use_threading=True)
+        finally:
+            if scheduler is not None:
+                scheduler.stop()
