@@ -269,7 +269,7 @@ def ops_publication_retry(request: HttpRequest, publication_id: int) -> HttpResp
     return redirect("ops")
 
 
-SUPPORT_PAGES = ("drafts", "history")
+SUPPORT_PAGES = ("drafts", "queue", "history")
 
 
 @login_required
@@ -282,7 +282,7 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
     from cron.actions import support_view_record
     from posting.composer.selectors import skipped_stories_recent
     from posting.models import Draft
-    from posting.selectors import draft_cards, drafts_awaiting_approval, drafts_held_back, history_rows
+    from posting.selectors import draft_cards, drafts_awaiting_approval, drafts_held_back, history_rows, queue_page
     from publish.models import Publication
 
     _staff_only(request)
@@ -302,6 +302,15 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
             "support_view": True,
         }
         return render(request, "posting/drafts.html", context)
+    if page == "queue":
+        context = {
+            **queue_page(account=account, move_choices=0),
+            "weekdays": [],
+            "can_decide": False,
+            "is_owner": False,
+            "support_view": True,
+        }
+        return render(request, "posting/queue.html", context)
     rows, zone = history_rows(account=account)
     landed = Publication.objects.filter(account=account).landed().count()
     context = {"account": account, "rows": rows, "zone": zone, "landed": landed, "support_view": True}

@@ -6,13 +6,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils import timezone
 
 from accounts.models import Account, Platform
 from posting.models import Draft, DraftRevision, VoiceProfile
 from publish import limits, slots
+from publish import selectors as publish_selectors
 from publish.models import Publication
 from publish.outcomes import publication_outcome
 from research.selectors import articles_usable_for_account
@@ -286,3 +289,36 @@ def history_rows(*, account: Account) -> tuple[list[dict[str, object]], str]:
         for p in publications
     ]
     return rows, zone.key
+
+
+def local_short(at: datetime, zone: ZoneInfo) -> str:
+    """A time as the customer reads it on the queue: "Tue 1 Dec, 10:00" in their zone."""
+    local = at.astimezone(zone)
+    return f"{local:%a} {local.day} {local:%b, %H:%M}"
+
+
+def queue_page(*, account: Account, move_choices: int) -> dict[str, object]:
+    """What goes out when, in the account's time zone, and the posting times per platform:
+    the Queue page's reads (the customer's page and the operator's read-only support view)."""
+    account = Account.objects.prefetch_related("posting_slots").get(pk=account.pk)
+    zone = slots.account_zone(account)
+    now = timezone.now()
+    queued = list(publish_selectors.publications_queued(account_id=account.pk))
+    # The free slots offered for "Move" are the channel's, computed once per channel, not per post.
+    free_by_channel: dict[int, list[tuple[str, str]]] = {}
+    for publication in queued:
+        if publication.channel_id not in free_by_channel:
+            # Formatted once per channel: every post on it offers the same times.
+            free_by_channel[publication.channel_id] = [
+                (at.isoformat(), local_short(at, zone))
+                for at in slots.slots_free(account=account, channel=publication.channel, after=now, limit=move_choices)
+            ]
+    rows = [
+        {"publication": p, "free": free_by_channel[p.channel_id], "at": local_short(p.scheduled_for, zone)}
+        for p in queued
+    ]
+    rhythms = [
+        {"platform": platform, "rhythm": slots.account_rhythm(account=account, platform=platform.value)}
+        for platform in Platform
+    ]
+    return {"account": account, "zone": str(zone.key), "rows": rows, "rhythms": rhythms}

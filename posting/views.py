@@ -14,7 +14,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.access import AuthenticatedHttpRequest, member_required
@@ -26,7 +25,6 @@ from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.models import Draft, DraftRevision
 from posting.review.services import Opened, approval_pace_note_for, review_opened, reviews_shown
 from posting.templatetags.drafts_ui import first_words as _first_words
-from publish import selectors as publish_selectors
 from publish import services as publish_services
 from publish import slots
 from publish.errors import NoConnectedChannel, NoFreeSlot, PublishNotEnqueued, QueueChangeRefused
@@ -243,32 +241,9 @@ def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse
 @member_required
 def queue(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """What goes out when, in the account's time zone, and the posting times per platform."""
-    account = Account.objects.prefetch_related("posting_slots").get(pk=account.pk)
-    zone = slots.account_zone(account)
-    now = timezone.now()
-    queued = list(publish_selectors.publications_queued(account_id=account.pk))
-    # The free slots offered for "Move" are the channel's, computed once per channel, not per post.
-    free_by_channel = {}
-    for publication in queued:
-        if publication.channel_id not in free_by_channel:
-            # Formatted once per channel: every post on it offers the same times.
-            free_by_channel[publication.channel_id] = [
-                (at.isoformat(), _local_short(at, zone))
-                for at in slots.slots_free(account=account, channel=publication.channel, after=now, limit=MOVE_CHOICES)
-            ]
-    rows = [
-        {"publication": p, "free": free_by_channel[p.channel_id], "at": _local_short(p.scheduled_for, zone)}
-        for p in queued
-    ]
-    rhythms = [
-        {"platform": platform, "rhythm": slots.account_rhythm(account=account, platform=platform.value)}
-        for platform in Platform
-    ]
+    page = selectors.queue_page(account=account, move_choices=MOVE_CHOICES)
     context = {
-        "account": account,
-        "zone": str(zone.key),
-        "rows": rows,
-        "rhythms": rhythms,
+        **page,
         "weekdays": PostingSlot.Weekday.choices,
         "can_decide": _can_decide(request, account),
         "is_owner": _may_change_settings(request, account),
@@ -435,11 +410,6 @@ def _local(account: Account, at: datetime) -> str:
     zone = slots.account_zone(account)
     local = at.astimezone(zone)
     return f"{local:%a} {local.day} {local:%b, %H:%M} ({zone.key})"
-
-
-def _local_short(at: datetime, zone: zoneinfo.ZoneInfo) -> str:
-    local = at.astimezone(zone)
-    return f"{local:%a} {local.day} {local:%b, %H:%M}"
 
 
 def _may_change_settings(request: AuthenticatedHttpRequest, account: Account) -> bool:

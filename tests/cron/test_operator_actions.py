@@ -156,6 +156,23 @@ def test_the_support_view_shows_the_customers_drafts_read_only_records_each_open
     assert "Viewed as the customer sees it" in operator.get("/ops/").content.decode()
 
 
+def test_the_support_view_shows_the_customers_queue_with_its_times_and_nothing_that_changes_it(
+    account: Account,
+) -> None:
+    queued = publication_create(account=account, status=Publication.Status.SCHEDULED)
+    operator = signed_in("operator", staff=True)
+
+    response = operator.get(f"/ops/accounts/{account.slug}/view/queue/")
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert f'id="publication-{queued.pk}"' in body or queued.message[:30] in body
+    assert "read only, and recorded" in body
+    # no Post now, Move, Back to drafts or posting-times form: nothing a click could change
+    assert "<form" not in body.split("<main>", 1)[1].split("</main>", 1)[0]
+    assert [(a[1], a[2]) for a in actions()] == [("support_view", "queue")]
+
+
 def test_a_customer_cannot_open_the_support_view(account: Account, member) -> None:
     client = Client()
     client.force_login(member)
