@@ -15,7 +15,7 @@ articles written from templates (a story with names, places and figures to check
 The night, each stage started the way production starts it (the cron job's JobRun, as
 beat or the cron route would) and timed until its work is done:
 research (the fan-out per feed) -> compose (a task per account) -> gate (a task per draft)
--> approve (every paying owner taps approve: ``posting.services.draft_approve`` here, in
+-> approve (every paying owner taps approve: ``posting.services.draft_approve`` here, due at once, in
 this process) -> publish (the tasks the approvals queued, the publish and container-poll
 sweeps) -> reconcile (read back until landed). A ticker stands in for beat for the sweeps.
 
@@ -633,7 +633,11 @@ def stage_approve(*, accounts: list, owners: dict) -> dict[str, float]:
             if not account.is_paying:
                 continue
             for draft in drafts_awaiting_approval(account=account):
-                draft_approve(draft=draft, user=owners[account.pk])
+                # Due at once, as the headless pipeline approves: a customer's approval takes
+                # the next posting slot (tomorrow morning, in the account's zone), and the night
+                # measures throughput, not the wait for it. Publishing at the slot, exact to the
+                # minute through the same publish_due sweep, is tests/publish/test_queue.py's.
+                draft_approve(draft=draft, user=owners[account.pk], post_now=True)
                 approved += 1
     wall = time.perf_counter() - started
     return {"wall_s": round(wall, 1), "items": approved, "per_s": round(approved / wall, 1), "queries": queries[0]}
