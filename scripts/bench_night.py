@@ -423,8 +423,10 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
         "worker_threads": WORKER_THREADS,
         "graph_latency_ms": list(GRAPH_LATENCY_MS),
         "setup_s": round(setup_s, 1),
-        "elapsed_s": round(elapsed_s, 1),
-        "floor_s": round(floor["floor_s"], 1),
+        # Two decimals: a small night's floor is well under a second, and other tools check
+        # that ratio = elapsed_s / floor_s from the printed numbers.
+        "elapsed_s": round(elapsed_s, 2),
+        "floor_s": round(floor["floor_s"], 2),
         "floor_extract_s": round(floor["extract_s"], 1),
         "floor_gate_s": round(floor["gate_s"], 1),
         "ratio": round(elapsed_s / floor["floor_s"], 2) if floor["floor_s"] else None,
