@@ -129,7 +129,18 @@ TEMPLATES = [
 
 # Embedded default: a SQLite file under var/. Tests and production: PostgreSQL.
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'landed.sqlite3'}")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0))}
+# PostgreSQL connections are kept (DB_CONN_MAX_AGE seconds, checked before reuse so a
+# restarted server costs one reconnect, not a failed task): a new one cost 30 ms under load,
+# and a worker opened one for every task, about 6,000 in a 1,000-account night
+# (docs/BENCHMARKS.md, the night at scale). SQLite opens a file; nothing to keep.
+_POSTGRES = DATABASE_URL.startswith(("postgres://", "postgresql://", "pgsql://"))
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL,
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60 if _POSTGRES else 0),
+        conn_health_checks=True,
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default serves the UI and runs tasks in threads of one process:
     # wait for the write lock instead of failing with "database is locked".

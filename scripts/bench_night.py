@@ -245,6 +245,12 @@ def main() -> None:
     parser.add_argument("--paying", type=float, default=0.8, help="share of accounts that pay (default 0.8)")
     parser.add_argument("--feeds", type=int, default=200)
     parser.add_argument("--json", action="store_true", help="print only the closing JSON line")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        default="",
+        help="write cProfile stats to DIR: the workers' tasks (sampled, one at a time per process) and the approvals",
+    )
     args = parser.parse_args()
     if args.accounts < 1 or args.feeds < 1 or not 0 <= args.paying <= 1:
         parser.error("--accounts and --feeds must be at least 1, --paying between 0 and 1")
@@ -285,6 +291,9 @@ def main() -> None:
         LOG_LEVEL="WARNING",
         BENCH_NIGHT_REDIS_URL=os.environ["REDIS_URL"],
     )
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+        os.environ["BENCH_NIGHT_PROFILE"] = str(Path(args.profile).resolve())
     import django
 
     django.setup()
@@ -392,7 +401,14 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
     say(args, f"research: {stages['research']['wall_s']:.1f} s")
     stages["compose"], stages["gate"] = stage_compose_and_gate(counters)
     say(args, f"compose: {stages['compose']['wall_s']:.1f} s, gate done at {stages['gate']['wall_s']:.1f} s")
-    stages["approve"] = stage_approve(accounts=accounts, owners=owners)
+    if args.profile:
+        import cProfile
+
+        with cProfile.Profile() as profile:
+            stages["approve"] = stage_approve(accounts=accounts, owners=owners)
+        profile.dump_stats(str(Path(args.profile) / "approve.prof"))
+    else:
+        stages["approve"] = stage_approve(accounts=accounts, owners=owners)
     say(args, f"approve: {stages['approve']['wall_s']:.1f} s ({stages['approve']['items']} approvals)")
     ticker_stop = threading.Event()
     ticker = threading.Thread(target=_beat, args=(ticker_stop,), daemon=True)
