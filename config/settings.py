@@ -14,6 +14,7 @@ import dj_database_url
 from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
+from kombu import Queue
 
 from config.env import env_bool, env_float, env_int, env_list, env_str, fernet_key_problems, generated_secret
 from cron.jobs import beat_schedule
@@ -228,6 +229,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
+# Composing gets a queue of its own: the compose job queues a task per account at once, and
+# the drafts each hands to the gate used to wait behind all of them on the one queue (at
+# 1,000 accounts the gate finished 81 s after composing). Every worker consumes both queues
+# (a worker reads every queue listed here unless started with -Q), taking from each in turn,
+# so the gate keeps pace with composing and no deployment needs another worker command.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (Queue("celery"), Queue("compose"))
+CELERY_TASK_ROUTES = {"posting.tasks.account_drafts_compose_task": {"queue": "compose"}}
 
 # --- Tokens at rest -----------------------------------------------------------------
 # Fernet keys, newest first: the first encrypts, all decrypt (rotation).

@@ -571,7 +571,7 @@ def _idle(counters: Any, prefixes: tuple[str, ...]) -> bool:
     from django.conf import settings
 
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    if broker.llen("celery"):
+    if any(broker.llen(queue.name) for queue in settings.CELERY_TASK_QUEUES):
         return False
     started = _counts(counters, "bench-night:started")
     finished = _counts(counters, "bench-night:finished")
