@@ -235,7 +235,7 @@ CELERY_TIMEZONE = "UTC"
 # (a worker reads every queue listed here unless started with -Q), taking from each in turn,
 # so the gate keeps pace with composing and no deployment needs another worker command.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_QUEUES = (Queue("celery"), Queue("compose"))
+CELERY_TASK_QUEUES = (Queue("celery", routing_key="celery"), Queue("compose", routing_key="compose"))
 CELERY_TASK_ROUTES = {"posting.tasks.account_drafts_compose_task": {"queue": "compose"}}
 
 # --- Tokens at rest -----------------------------------------------------------------
