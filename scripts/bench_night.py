@@ -72,12 +72,13 @@ class FAULTS:
       for the job's *next* slot (job_run_request ``at`` = now + n periods): the hours of a night
       pass in seconds for the sweeps, so work a dead worker took with it is found again;
     - the Graph sandbox answers at random: 500 after creating the post, the answer dropped
-      after creating it, or a throttle (``RANDOM_GRAPH_FAULTS`` every GRAPH_FAULT_EVERY_S).
+      after creating it, or a throttle (one of ``RANDOM_GRAPH_FAULTS`` armed for the next write,
+      every GRAPH_FAULT_EVERY_S).
     """
 
     on = False
     SWEEP_EVERY_S = 5.0
-    GRAPH_FAULT_EVERY_S = 3.0
+    GRAPH_FAULT_EVERY_S = 10.0
     RANDOM_GRAPH_FAULTS = ("500_after_create", "drop_after_create", "throttle")
     sweeps: set[str] = set()
     worker_restarts = 0
@@ -801,6 +802,8 @@ def _graph_faults(stop: threading.Event, control: Any) -> None:
     while not stop.wait(FAULTS.GRAPH_FAULT_EVERY_S):
         kind = chance.choice(FAULTS.RANDOM_GRAPH_FAULTS)
         try:
+            # One fault waiting at a time: the next write after it, not every write from then on.
+            control("clear_injections")
             control("inject", method="POST", path_regex=r"/(feed|media|media_publish)(\?|$)", kind=kind, times=1)
         except OSError:
             continue

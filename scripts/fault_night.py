@@ -163,6 +163,10 @@ def bench_workers(bench_pid: int) -> list[int]:
     return pids
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--accounts", type=int, default=20)
@@ -222,8 +226,8 @@ def main() -> int:
         while bench.poll() is None:
             time.sleep(0.3)
             try:
-                started_tasks = {k.decode(): int(v) for k, v in counters.hgetall("bench-night:started").items()}
-                finished = {k.decode(): int(v) for k, v in counters.hgetall("bench-night:finished").items()}
+                started_tasks = {_text(k): int(v) for k, v in counters.hgetall("bench-night:started").items()}
+                finished = {_text(k): int(v) for k, v in counters.hgetall("bench-night:finished").items()}
             except redis.RedisError:
                 continue
             running = [s for s, task in STAGES.items() if started_tasks.get(task, 0) > finished.get(task, 0)]

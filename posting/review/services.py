@@ -96,7 +96,7 @@ def review_decided(*, draft: Draft, user: AbstractBaseUser | None, decision: str
                     reading_seconds=reading_seconds_of(draft.text),
                     decision=decision,
                     decided_at=decided_at,
-                    decided_by=decided_by,
+                    decided_by_id=decided_by.pk if decided_by is not None else None,
                 )
         except IntegrityError:
             review = DraftReview.objects.get(draft_id=draft.pk)

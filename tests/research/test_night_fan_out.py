@@ -147,6 +147,11 @@ def test_a_tarpit_feed_costs_its_own_subscriber_and_nobody_else(two_workers, dem
         timeout=90,
         what=f"the tarpit's run to finish\n{logs}",
     )
+    # The numbers docs/RELIABILITY.md records (pytest -s shows them).
+    print(
+        f"tarpit: customer's run {(mine.finished_at - mine.started_at).total_seconds():.1f} s, "
+        f"the tarpit's own {(theirs.finished_at - theirs.started_at).total_seconds():.1f} s"
+    )
     assert theirs.starved and theirs.finished_at > mine.finished_at
     assert (theirs.finished_at - theirs.started_at).total_seconds() >= 10
     assert (mine.finished_at - mine.started_at).total_seconds() < (
