@@ -41,8 +41,22 @@ RELEVANT_MIN_OWN_WORDS = 0.08
 # the listening room's "price", "home" and "letting" (3 of real estate's 19) stay out.
 INFERRED_VOCABULARY_MIN_TERMS = 4
 INFERRED_VOCABULARY_MIN_SHARE = 0.15
+# A line repeated on this share of a business's posts is its sign-off or slogan, not a topic.
+FORMULA_MIN_SHARE = 0.4
 # How many of an article's most frequent words say what it is about.
 KEY_TERMS = 30
+# Evidence: a business word among the article's key terms counts as evidence when it
+# contributes at least this much (a word in the body twice with a habit weight, or once in the
+# title with a hint weight), and one word alone is enough only when it is in the headline and
+# is a word of the business's trade (its vocabulary, industry or topics), not only of its posts:
+# "See you on the water!" closes every post of a kayak company, and "hard water" is not kayaking.
+EVIDENCE_MIN = 0.5
+# Specificity across the night's articles: a word used by more than COMMON_SHARE of them
+# ("water", the town everyone reports on) weighs less, down to SPECIFICITY_FLOOR; with fewer
+# than BACKGROUND_MIN_DOCUMENTS articles there is no night to compare with.
+COMMON_SHARE = 0.15
+SPECIFICITY_FLOOR = 0.25
+BACKGROUND_MIN_DOCUMENTS = 8
 TITLE_WEIGHT = 2.0
 MATCHED_SHOWN = 8
 
@@ -55,7 +69,16 @@ WEIGHT_PAST_POST = {1: 0.35, 2: 0.7}
 WEIGHT_PAST_POST_MANY = 1.0
 
 URL_RE = re.compile(r"https?://\S+|www\.\S+")
-WORD_RE = re.compile(r"[a-z][a-z0-9]*(?:[-'][a-z0-9]+)*")
+# Letters of any script ("café", "Zoë"), then letters or digits, joined by hyphens or apostrophes.
+WORD_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'][^\W_]+)*")
+# One sentence of an article (or its headline): names are told from words by capitals, and a
+# sentence's first word is capitalised whatever it is.
+SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?:;])[\"'\u201d\u2019)]*\s+|\n+")
+# A word as written (its capitals kept), or "&", which joins the words of a name ("Tern & Tide").
+CASED_TOKEN_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'\u2019][^\W_]+)*|&|[^\w\s]")
+# How an article's name is kept as one term no business word can match ("name:boiler house").
+NAME_TERM = "name:"
+AMPERSAND = "&"
 # Names (a capitalised word not opening a sentence) and numbers of two digits or more.
 NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]+(?:[-'][A-Za-z0-9]+)*")
 NUMBER_RE = re.compile(r"[£$€]?\d[\d,]*(?:\.\d+)?%?")
@@ -114,6 +137,16 @@ class BusinessTopic:
     threshold: float = RELEVANT_MIN
     # The forms a reader sees, per stem, for "why this article" ("turntables" for "turntable").
     labels: dict[str, str] = field(default_factory=dict)
+    # The names the business itself writes (its own names, the places and people of its posts),
+    # lower-cased word by word, with every leading part of each ("pellan bay" of "pellan bay
+    # kayaks"): a name in an article counts only when it is one of these.
+    names: frozenset[tuple[str, ...]] = frozenset()
+    # Its trade's words (vocabulary, industry, chosen topics): one of these in a headline is a
+    # topic on its own; a word only of its posts or names needs a second piece of evidence.
+    trade: frozenset[str] = frozenset()
+    # Words it writes only inside names (its town, a beach, a school): they say where, not
+    # what, so they add to the share but are never the evidence.
+    place_words: frozenset[str] = frozenset()
 
     def weight(self, stem: str) -> float:
         return self.terms.get(stem, 0.0)
@@ -125,6 +158,8 @@ class Relevance:
     relevant: bool
     # The business's words the article is about, strongest first (what "why this article" shows).
     matched: list[str]
+    # Why a share at or above the threshold is still not relevant ("" otherwise).
+    short: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {"score": self.score, "relevant": self.relevant, "matched": self.matched}
@@ -168,11 +203,20 @@ def topic_build(
         for word in words_of(text):
             add(word, weight)
     known = bool(terms)
+    trade = frozenset(terms)
     for name in own_names:
         for word in words_of(str(name).lstrip("@#")):
             add(word, WEIGHT_OWN_NAME)
     posts_with: Counter[str] = Counter()
     forms: dict[str, str] = {}
+    formulas = _formulas(past_posts)
+    if formulas:
+        # A line the business closes most posts with ("See you on the water!") is a formula,
+        # not a topic: its words count as one post's, not as what every post is about.
+        past_posts = [
+            "\n".join(line for line in post.splitlines() if _line_key(line) not in formulas) for post in past_posts
+        ]
+        past_posts.append("\n".join(formulas.values()))
     for post in past_posts:
         stems = set()
         for word in words_of(_hashtags_split(URL_RE.sub(" ", post))):
@@ -182,37 +226,200 @@ def topic_build(
         posts_with.update(stems)
     for stem, count in posts_with.items():
         add(forms[stem], WEIGHT_PAST_POST.get(count, WEIGHT_PAST_POST_MANY))
+    names: set[tuple[str, ...]] = set()
+    ordinary: set[str] = set(trade)
+    for text in [*own_names, *past_posts]:
+        for sentence in _sentences(_hashtags_split(URL_RE.sub(" ", str(text)))):
+            words, found = _sentence_split(sentence)
+            ordinary.update(word_stem(word) for word in words)
+            for name in found:
+                names.update(name[:end] for end in range(1, len(name) + 1))
+    place_words = frozenset(word_stem(word) for name in names for word in name) - ordinary
     return BusinessTopic(
         terms=terms,
         labels=labels,
+        names=frozenset(names),
+        trade=trade,
+        place_words=place_words,
         known=known or bool(posts_with),
         threshold=RELEVANT_MIN if vocabulary else RELEVANT_MIN_OWN_WORDS,
     )
 
 
-def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
-    """How much of what the article is mostly about is what the business is about."""
-    keys = article_key_terms(title=title, body=body)
+def _formulas(posts: Sequence[str]) -> dict[str, str]:
+    """Lines (hashtags aside) that recur word for word on at least FORMULA_MIN_SHARE of the
+    posts, and on three or more: sign-offs and slogans, by their comparison key."""
+    counts: Counter[str] = Counter()
+    text: dict[str, str] = {}
+    for post in posts:
+        keys = set()
+        for line in post.splitlines():
+            key = _line_key(line)
+            if key:
+                keys.add(key)
+                text.setdefault(key, line)
+        counts.update(keys)
+    least = max(3, math.ceil(len(posts) * FORMULA_MIN_SHARE))
+    return {key: text[key] for key, count in counts.items() if count >= least}
+
+
+def _line_key(line: str) -> str:
+    return " ".join(words_of(re.sub(r"#\w+", " ", line)))
+
+
+def relevance_score(*, topic: BusinessTopic, title: str, body: str, background: Background | None = None) -> Relevance:
+    """How much of what the article is mostly about is what the business is about.
+
+    Relevant takes a share of at least the threshold *and* enough evidence: two of the
+    business's words among the article's key terms, or one of them in the headline. One word
+    that happens to dominate a short article ("water" in a limescale story, for a kayak
+    company) is not a topic. ``background``, the other articles of the same night, weighs
+    each word by how few of them use it: a place every local story names says little."""
+    keys = article_key_terms(title=title, body=body, names=topic.names)
     total = sum(keys.values())
     if not total or not topic.terms:
         return Relevance(score=0.0, relevant=False, matched=[])
-    contributions = {stem: weight * topic.weight(stem) for stem, weight in keys.items() if topic.weight(stem)}
+    headline = _topic_stems(title, names=topic.names)
+    contributions = {
+        stem: weight
+        * topic.weight(stem)
+        * (background.specificity(stem) if background and stem not in topic.trade else 1.0)
+        for stem, weight in keys.items()
+        if topic.weight(stem)
+    }
     score = round(sum(contributions.values()) / total, 4)
-    matched = [
-        topic.labels.get(stem, stem) for stem, _ in sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
-    ]
-    return Relevance(score=score, relevant=score >= topic.threshold, matched=matched[:MATCHED_SHOWN])
+    ranked = sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
+    evidence = [stem for stem, contribution in ranked if contribution >= EVIDENCE_MIN and stem not in topic.place_words]
+    enough = len(evidence) >= 2 or any(stem in headline and stem in topic.trade for stem in evidence)
+    matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
+    short = "" if enough else "one word of ours only, and no trade word of ours in the headline"
+    return Relevance(
+        score=score, relevant=score >= topic.threshold and enough, matched=matched[:MATCHED_SHOWN], short=short
+    )
 
 
-def article_key_terms(*, title: str, body: str) -> dict[str, float]:
-    """The article's most telling words with weights: frequent in the body, or in the title."""
-    counts = Counter(word_stem(w) for w in words_of(body) if w not in STOPWORDS)
-    title_stems = {word_stem(w) for w in words_of(title) if w not in STOPWORDS}
+@dataclass(frozen=True)
+class Background:
+    """The night's articles, as how many of them use each word (what makes a word specific)."""
+
+    documents: int
+    frequency: dict[str, int]
+
+    def specificity(self, stem: str) -> float:
+        """1.0 for a word at most a few of the night's articles use, falling towards
+        ``SPECIFICITY_FLOOR`` for one that a large share of them use."""
+        if self.documents < BACKGROUND_MIN_DOCUMENTS:
+            return 1.0
+        share = self.frequency.get(stem, 0) / self.documents
+        if share <= COMMON_SHARE:
+            return 1.0
+        return max(SPECIFICITY_FLOOR, 1.0 - (share - COMMON_SHARE) / (1.0 - COMMON_SHARE) * 2)
+
+
+def background_build(articles: Iterable[tuple[str, str]]) -> Background:
+    """From (title, body) pairs: in how many articles each word stem appears."""
+    frequency: Counter[str] = Counter()
+    documents = 0
+    for title, body in articles:
+        documents += 1
+        frequency.update({word_stem(word) for word in words_of(f"{title}\n{body}")})
+    return Background(documents=documents, frequency=dict(frequency))
+
+
+def article_key_terms(*, title: str, body: str, names: frozenset[tuple[str, ...]] | None = None) -> dict[str, float]:
+    """The article's most telling words with weights: frequent in the body, or in the title.
+
+    With ``names`` (the business's own), a capitalised name the business does not use is
+    left out word by word: the Boiler House music venue is not about boilers, Brackenmouth
+    Tide football club not about tides, PET bottles not about pets. Without, every word counts
+    (the same-story print, which compares two articles with each other)."""
+    if names is None:
+        counts = Counter(word_stem(w) for w in words_of(body) if w not in STOPWORDS)
+        title_stems = {word_stem(w) for w in words_of(title) if w not in STOPWORDS}
+    else:
+        counts = Counter(stem for sentence in _sentences(body) for stem in _topic_stems_list(sentence, names=names))
+        title_stems = _topic_stems(title, names=names)
     weights = {stem: math.log1p(count) for stem, count in counts.items() if stem not in STOPWORDS and len(stem) > 1}
     for stem in title_stems:
         if stem not in STOPWORDS and len(stem) > 1:
             weights[stem] = weights.get(stem, 0.0) + TITLE_WEIGHT
     return dict(sorted(weights.items(), key=lambda item: (-item[1], item[0]))[:KEY_TERMS])
+
+
+def names_in(text: str) -> list[tuple[str, ...]]:
+    """The capitalised names of a text, lower-cased word by word ("Gull Point" -> ("gull", "point"))."""
+    return [name for sentence in _sentences(text) for name in _sentence_split(sentence)[1]]
+
+
+def _sentences(text: str) -> list[str]:
+    return [sentence for sentence in SENTENCE_SPLIT_RE.split(text) if sentence and sentence.strip()]
+
+
+def _topic_stems(sentence: str, *, names: frozenset[tuple[str, ...]]) -> set[str]:
+    return set(_topic_stems_list(sentence, names=names))
+
+
+def _topic_stems_list(sentence: str, *, names: frozenset[tuple[str, ...]]) -> list[str]:
+    """The stems a sentence is about: its ordinary words, and the words of the names the
+    business itself uses; other names' words are not the article's topic."""
+    words, found = _sentence_split(sentence)
+    stems = [word_stem(word) for word in words if word and word not in STOPWORDS]
+    for name in found:
+        # The leading part the business itself writes counts word by word ("Westmere" of the
+        # Westmere Flower Show, for a Westmere business); the rest is kept whole, as one term
+        # no business word matches: the article is still about the Boiler House (its share of
+        # the article stays), just not about boilers.
+        known = next((end for end in range(len(name), 0, -1) if name[:end] in names), 0)
+        stems.extend(word_stem(word) for word in name[:known] if word not in STOPWORDS)
+        if known < len(name):
+            stems.append(NAME_TERM + " ".join(name))
+    return stems
+
+
+def _sentence_split(sentence: str) -> tuple[list[str], list[tuple[str, ...]]]:
+    """A sentence's ordinary words and its names, both lower-cased.
+
+    A name is a run of capitalised words ("Brackenmouth Tide", "The Boiler House", "Tern &
+    Tide") or an acronym (PET), anywhere but as the sentence's first word alone: "Bakers face
+    a rise" opens with an ordinary word, "Boiler House reopens" with a name."""
+    pieces = CASED_TOKEN_RE.findall(sentence.replace("\u2019", "'"))
+    words: list[str] = []
+    found: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        while run and (run[-1] == AMPERSAND or run[-1].lower() in STOPWORDS):
+            run.pop()
+        while run and (run[0] == AMPERSAND or run[0].lower() in STOPWORDS):
+            run.pop(0)
+        name = tuple(word for word in (_word_clean(piece) for piece in run if piece != AMPERSAND) if word)
+        if name:
+            found.append(name)
+        run.clear()
+
+    seen_word = False
+    for index, piece in enumerate(pieces):
+        if piece == AMPERSAND and run:
+            run.append(piece)
+            continue
+        if not piece[0].isalpha():
+            flush()
+            continue
+        opening = not seen_word
+        seen_word = True
+        if piece[0].isupper():
+            following = next((t for t in pieces[index + 1 :] if t[0].isalpha()), "")
+            if not opening or run or following[:1].isupper():
+                run.append(piece)
+                continue
+        flush()
+        words.append(_word_clean(piece))
+    flush()
+    return [word for word in words if word], found
+
+
+def _word_clean(word: str) -> str:
+    return re.sub(r"'s$", "", word.lower()).strip("'-")
 
 
 # --------------------------------------------------------------------------- same story
