@@ -292,7 +292,10 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str, background: 
     evidence = [stem for stem, contribution in ranked if contribution >= EVIDENCE_MIN and stem not in topic.place_words]
     enough = len(evidence) >= 2 or any(stem in headline and stem in topic.trade for stem in evidence)
     matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
-    short = "" if enough else "one word of ours only, and no trade word of ours in the headline"
+    short = ""
+    if not enough:
+        one = f"only one word of ours ({topic.labels.get(evidence[0], evidence[0])})" if evidence else "no word of ours"
+        short = f"{one} weighs enough, and no trade word of ours is in the headline"
     return Relevance(
         score=score, relevant=score >= topic.threshold and enough, matched=matched[:MATCHED_SHOWN], short=short
     )
