@@ -275,11 +275,11 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str, background: 
     that happens to dominate a short article ("water" in a limescale story, for a kayak
     company) is not a topic. ``background``, the other articles of the same night, weighs
     each word by how few of them use it: a place every local story names says little."""
-    keys = article_key_terms(title=title, body=body, names=topic.names)
+    keys = article_key_terms(title=title, body=body, topic=topic)
     total = sum(keys.values())
     if not total or not topic.terms:
         return Relevance(score=0.0, relevant=False, matched=[])
-    headline = _topic_stems(title, names=topic.names)
+    headline = _topic_stems(title, topic=topic)
     contributions = {
         stem: weight
         * topic.weight(stem)
@@ -329,19 +329,19 @@ def background_build(articles: Iterable[tuple[str, str]]) -> Background:
     return Background(documents=documents, frequency=dict(frequency))
 
 
-def article_key_terms(*, title: str, body: str, names: frozenset[tuple[str, ...]] | None = None) -> dict[str, float]:
+def article_key_terms(*, title: str, body: str, topic: BusinessTopic | None = None) -> dict[str, float]:
     """The article's most telling words with weights: frequent in the body, or in the title.
 
     With ``names`` (the business's own), a capitalised name the business does not use is
     left out word by word: the Boiler House music venue is not about boilers, Brackenmouth
     Tide football club not about tides, PET bottles not about pets. Without, every word counts
     (the same-story print, which compares two articles with each other)."""
-    if names is None:
+    if topic is None:
         counts = Counter(word_stem(w) for w in words_of(body) if w not in STOPWORDS)
         title_stems = {word_stem(w) for w in words_of(title) if w not in STOPWORDS}
     else:
-        counts = Counter(stem for sentence in _sentences(body) for stem in _topic_stems_list(sentence, names=names))
-        title_stems = _topic_stems(title, names=names)
+        counts = Counter(stem for sentence in _sentences(body) for stem in _topic_stems_list(sentence, topic=topic))
+        title_stems = _topic_stems(title, topic=topic)
     weights = {stem: math.log1p(count) for stem, count in counts.items() if stem not in STOPWORDS and len(stem) > 1}
     for stem in title_stems:
         if stem not in STOPWORDS and len(stem) > 1:
@@ -358,24 +358,28 @@ def _sentences(text: str) -> list[str]:
     return [sentence for sentence in SENTENCE_SPLIT_RE.split(text) if sentence and sentence.strip()]
 
 
-def _topic_stems(sentence: str, *, names: frozenset[tuple[str, ...]]) -> set[str]:
-    return set(_topic_stems_list(sentence, names=names))
+def _topic_stems(sentence: str, *, topic: BusinessTopic) -> set[str]:
+    return set(_topic_stems_list(sentence, topic=topic))
 
 
-def _topic_stems_list(sentence: str, *, names: frozenset[tuple[str, ...]]) -> list[str]:
+def _topic_stems_list(sentence: str, *, topic: BusinessTopic) -> list[str]:
     """The stems a sentence is about: its ordinary words, and the words of the names the
     business itself uses; other names' words are not the article's topic."""
     words, found = _sentence_split(sentence)
     stems = [word_stem(word) for word in words if word and word not in STOPWORDS]
     for name in found:
         # The leading part the business itself writes counts word by word ("Westmere" of the
-        # Westmere Flower Show, for a Westmere business); the rest is kept whole, as one term
-        # no business word matches: the article is still about the Boiler House (its share of
-        # the article stays), just not about boilers.
-        known = next((end for end in range(len(name), 0, -1) if name[:end] in names), 0)
+        # Westmere Flower Show, for a Westmere business). So does the name's last word when it
+        # is a word of the business's trade: an English name ends in what the thing is
+        # (Kestrel Audio is an audio maker, Halden Loudspeakers makes loudspeakers), while the
+        # Boiler House is a house and Brackenmouth Tide a football club. The rest is kept
+        # whole, as one term no business word matches: the article is still about the Boiler
+        # House (its share of the article stays), just not about boilers.
+        known = next((end for end in range(len(name), 0, -1) if name[:end] in topic.names), 0)
         stems.extend(word_stem(word) for word in name[:known] if word not in STOPWORDS)
         if known < len(name):
-            stems.append(NAME_TERM + " ".join(name))
+            head = word_stem(name[-1])
+            stems.append(head if head in topic.trade else NAME_TERM + " ".join(name))
     return stems
 
 
@@ -391,7 +395,9 @@ def _sentence_split(sentence: str) -> tuple[list[str], list[tuple[str, ...]]]:
     run: list[str] = []
 
     def flush() -> None:
-        while run and (run[-1] == AMPERSAND or run[-1].lower() in STOPWORDS):
+        # "The Boiler Works" is the name "Boiler Works": a leading "The" goes, a last word stays
+        # (it says what the thing is, even when it is an everyday word); "I" alone is no name.
+        while run and run[-1] == AMPERSAND:
             run.pop()
         while run and (run[0] == AMPERSAND or run[0].lower() in STOPWORDS):
             run.pop(0)
@@ -422,7 +428,9 @@ def _sentence_split(sentence: str) -> tuple[list[str], list[tuple[str, ...]]]:
 
 
 def _word_clean(word: str) -> str:
-    return re.sub(r"'s$", "", word.lower()).strip("'-")
+    """Lower-cased, but an acronym keeps its capitals: PET (the plastic) is not "pet"."""
+    word = re.sub(r"'s$", "", word).strip("'-")
+    return word if len(word) > 1 and word.isupper() else word.lower()
 
 
 # --------------------------------------------------------------------------- same story
