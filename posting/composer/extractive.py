@@ -53,7 +53,9 @@ BOILERPLATE_RE = re.compile(
 NEEDS_CONTEXT_RE = re.compile(
     r"^(?:he|she|it|they|this|these|that|those|his|her|its|their|but|and|or|so|also|however|meanwhile|"
     r"still|yet|then|instead|here|there|the latter|the former|such|both|another|other|others|which|"
-    r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover)\b",
+    r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover|"
+    # "Each pair was used...", "What has changed, Tarn says, is...": they lean on the sentence before.
+    r"each|what|why|how)\b",
     re.IGNORECASE,
 )
 # The article's author speaking ("I had the chance", "our parser"): posted by the business,

@@ -15,6 +15,7 @@ from posting.composer.relevance import (
 )
 from posting.gate.core import gate_evaluate
 from posting.voice.stats import EMOJI_RE, HASHTAG_RE, voice_stats
+from research.industries import vocabularies_used_in
 
 TITLE = "Harwell launches the Aria turntable"
 BODY = (
@@ -239,3 +240,8 @@ def test_a_word_every_article_of_the_night_uses_weighs_less_but_the_trade_words_
     assert background.specificity("turntabl") == 1.0
     # Too few articles to call a word common: no weighing at all.
     assert background_build(night[:3]).specificity("westmer") == 1.0
+
+
+def test_a_trade_is_inferred_from_posts_written_with_accents() -> None:
+    # "café" was read as "caf" (ASCII letters only) and matched no vocabulary.
+    assert "espresso" in vocabularies_used_in(["Our café opens at seven."], min_terms=1, min_share=0.0)
