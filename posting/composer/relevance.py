@@ -14,6 +14,13 @@ words and the body's most frequent words) falls in that bag: a share in [0, 1], 
 threshold holds for short and long articles, whatever the trade. An article from another
 trade shares at most a few generic words with the business and scores low.
 
+Three things keep a shared word from passing for a shared topic: a capitalised name is one
+term, not its words (the Boiler House venue is not about boilers), unless the business writes
+that name itself or the name ends in a trade word (Kestrel Audio); relevant needs evidence,
+two of the business's words or a trade word in the headline, never one word of a short
+article; and, given the night's other articles, a word most of them use (the town they all
+report on) weighs less.
+
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
 """
