@@ -239,9 +239,9 @@ def topic_build(
         for sentence in _sentences(_hashtags_split(URL_RE.sub(" ", str(text)))):
             words, found = _sentence_split(sentence)
             ordinary.update(word_stem(word) for word in words)
-            for name in found:
-                names.update(name[:end] for end in range(1, len(name) + 1))
-    place_words = frozenset(word_stem(word) for name in names for word in name) - ordinary
+            for written in found:
+                names.update(written[:end] for end in range(1, len(written) + 1))
+    place_words = frozenset(word_stem(word) for written in names for word in written) - ordinary
     return BusinessTopic(
         terms=terms,
         labels=labels,
