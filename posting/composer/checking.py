@@ -25,7 +25,7 @@ from typing import Any
 
 from posting.composer.extractive import FACEBOOK, INSTAGRAM, ComposedPost, compose_extractive
 from posting.composer.llm_composer import compose_with_llm_gated
-from posting.composer.relevance import BusinessTopic, background_build, relevance_score, topic_build
+from posting.composer.relevance import BusinessTopic, relevance_score, topic_build
 from posting.gate.core import NO_SUBSTANCE, gate_evaluate
 from posting.llm import llm_configured
 from posting.voice.stats import voice_exemplars, voice_stats
@@ -148,10 +148,9 @@ def relevance_rank(
 ) -> list[dict[str, Any]]:
     """Best first: ``{"article", "score", "relevant", "matched"}`` per article."""
     topic = business_topic(business, vocabularies=vocabularies)
-    background = background_build((article.title, article.body) for article in articles)
     rows = []
     for article in articles:
-        relevance = relevance_score(topic=topic, title=article.title, body=article.body, background=background)
+        relevance = relevance_score(topic=topic, title=article.title, body=article.body)
         rows.append(
             {
                 "article": article.name,

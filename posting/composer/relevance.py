@@ -18,8 +18,7 @@ Three things keep a shared word from passing for a shared topic: a capitalised n
 term, not its words (the Boiler House venue is not about boilers), unless the business writes
 that name itself or the name ends in a trade word (Kestrel Audio); relevant needs evidence,
 two of the business's words or a trade word in the headline, never one word of a short
-article; and, given the night's other articles, a word most of them use (the town they all
-report on) weighs less.
+article; and words the business writes only in names (its town) are never that evidence.
 
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
@@ -58,12 +57,6 @@ KEY_TERMS = 30
 # is a word of the business's trade (its vocabulary, industry or topics), not only of its posts:
 # "See you on the water!" closes every post of a kayak company, and "hard water" is not kayaking.
 EVIDENCE_MIN = 0.5
-# Specificity across the night's articles: a word used by more than COMMON_SHARE of them
-# ("water", the town everyone reports on) weighs less, down to SPECIFICITY_FLOOR; with fewer
-# than BACKGROUND_MIN_DOCUMENTS articles there is no night to compare with.
-COMMON_SHARE = 0.15
-SPECIFICITY_FLOOR = 0.25
-BACKGROUND_MIN_DOCUMENTS = 8
 TITLE_WEIGHT = 2.0
 MATCHED_SHOWN = 8
 
@@ -274,26 +267,19 @@ def _line_key(line: str) -> str:
     return " ".join(words_of(re.sub(r"#\w+", " ", line)))
 
 
-def relevance_score(*, topic: BusinessTopic, title: str, body: str, background: Background | None = None) -> Relevance:
+def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
     """How much of what the article is mostly about is what the business is about.
 
     Relevant takes a share of at least the threshold *and* enough evidence: two of the
     business's words among the article's key terms, or one of them in the headline. One word
     that happens to dominate a short article ("water" in a limescale story, for a kayak
-    company) is not a topic. ``background``, the other articles of the same night, weighs
-    each word by how few of them use it: a place every local story names says little."""
+    company) is not a topic."""
     keys = article_key_terms(title=title, body=body, topic=topic)
     total = sum(keys.values())
     if not total or not topic.terms:
         return Relevance(score=0.0, relevant=False, matched=[])
     headline = _topic_stems(title, topic=topic)
-    contributions = {
-        stem: weight
-        * topic.weight(stem)
-        * (background.specificity(stem) if background and stem not in topic.trade else 1.0)
-        for stem, weight in keys.items()
-        if topic.weight(stem)
-    }
+    contributions = {stem: weight * topic.weight(stem) for stem, weight in keys.items() if topic.weight(stem)}
     score = round(sum(contributions.values()) / total, 4)
     ranked = sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
     evidence = [stem for stem, contribution in ranked if contribution >= EVIDENCE_MIN and stem not in topic.place_words]
@@ -306,34 +292,6 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str, background: 
     return Relevance(
         score=score, relevant=score >= topic.threshold and enough, matched=matched[:MATCHED_SHOWN], short=short
     )
-
-
-@dataclass(frozen=True)
-class Background:
-    """The night's articles, as how many of them use each word (what makes a word specific)."""
-
-    documents: int
-    frequency: dict[str, int]
-
-    def specificity(self, stem: str) -> float:
-        """1.0 for a word at most a few of the night's articles use, falling towards
-        ``SPECIFICITY_FLOOR`` for one that a large share of them use."""
-        if self.documents < BACKGROUND_MIN_DOCUMENTS:
-            return 1.0
-        share = self.frequency.get(stem, 0) / self.documents
-        if share <= COMMON_SHARE:
-            return 1.0
-        return max(SPECIFICITY_FLOOR, 1.0 - (share - COMMON_SHARE) / (1.0 - COMMON_SHARE) * 2)
-
-
-def background_build(articles: Iterable[tuple[str, str]]) -> Background:
-    """From (title, body) pairs: in how many articles each word stem appears."""
-    frequency: Counter[str] = Counter()
-    documents = 0
-    for title, body in articles:
-        documents += 1
-        frequency.update({word_stem(word) for word in words_of(f"{title}\n{body}")})
-    return Background(documents=documents, frequency=dict(frequency))
 
 
 def article_key_terms(*, title: str, body: str, topic: BusinessTopic | None = None) -> dict[str, float]:

@@ -21,14 +21,7 @@ from django.utils import timezone
 from accounts.models import Account, Platform
 from posting.composer.extractive import ComposedPost, compose_extractive
 from posting.composer.llm_composer import compose_with_llm_gated
-from posting.composer.relevance import (
-    BusinessTopic,
-    Relevance,
-    background_build,
-    relevance_score,
-    same_story,
-    story_print,
-)
+from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
 from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
 from posting.llm import llm_configured
 from posting.models import ComposeSkip, Composition, Draft, LLMUsage, VoiceProfile
@@ -336,13 +329,7 @@ def _ranked(articles: list[Article], *, topic: BusinessTopic) -> list[tuple[Arti
     """Best first. With nothing known about the business yet, every article is let through."""
     if not topic.known:
         return [(article, Relevance(score=0.0, relevant=True, matched=[])) for article in articles]
-    # The run's articles are the night's background: a word most of them use (the town they
-    # all report on) says less about any one of them than a word only a few use.
-    background = background_build((article.title, article.text) for article in articles)
-    scored = [
-        (article, relevance_score(topic=topic, title=article.title, body=article.text, background=background))
-        for article in articles
-    ]
+    scored = [(article, relevance_score(topic=topic, title=article.title, body=article.text)) for article in articles]
     return sorted(scored, key=lambda pair: -pair[1].score)
 
 

@@ -6,7 +6,6 @@ import pytest
 
 from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive
 from posting.composer.relevance import (
-    background_build,
     relevance_score,
     same_story,
     story_print,
@@ -230,16 +229,6 @@ def test_words_are_unicode_so_cafe_keeps_its_accent() -> None:
     assert words_of("Our café and crème brûlée") == ["our", "café", "and", "crème", "brûlée"]
     topic = topic_build(industry="café", past_posts=["New café menu", "Café open late"])
     assert "café" in relevance_score(topic=topic, title="Café owners face rent rise", body="A café pays more.").matched
-
-
-def test_a_word_every_article_of_the_night_uses_weighs_less_but_the_trade_words_never_do() -> None:
-    night = [("Westmere news", f"Westmere story {n} about something else entirely.") for n in range(10)]
-    background = background_build(night)
-
-    assert background.specificity("westmer") < 0.5
-    assert background.specificity("turntabl") == 1.0
-    # Too few articles to call a word common: no weighing at all.
-    assert background_build(night[:3]).specificity("westmer") == 1.0
 
 
 def test_a_trade_is_inferred_from_posts_written_with_accents() -> None:
