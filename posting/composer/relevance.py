@@ -76,6 +76,10 @@ WORD_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'][^\W_]+)*")
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?:;])[\"'\u201d\u2019)]*\s+|\n+")
 # A word as written (its capitals kept), or "&", which joins the words of a name ("Tern & Tide").
 CASED_TOKEN_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'\u2019][^\W_]+)*|&|[^\w\s]")
+# A sentence with at least this many content words, this share of them capitalised, is in
+# Title Case (or capitals): its capitals do not mark names.
+TITLE_CASE_MIN_WORDS = 4
+TITLE_CASE_SHARE = 0.75
 # How an article's name is kept as one term no business word can match ("name:boiler house").
 NAME_TERM = "name:"
 AMPERSAND = "&"
@@ -278,7 +282,7 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
     total = sum(keys.values())
     if not total or not topic.terms:
         return Relevance(score=0.0, relevant=False, matched=[])
-    headline = _topic_stems(title, topic=topic)
+    headline = _topic_stems(title, topic=topic, body_names=frozenset(names_in(body)))
     contributions = {stem: weight * topic.weight(stem) for stem, weight in keys.items() if topic.weight(stem)}
     score = round(sum(contributions.values()) / total, 4)
     ranked = sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
@@ -306,7 +310,7 @@ def article_key_terms(*, title: str, body: str, topic: BusinessTopic | None = No
         title_stems = {word_stem(w) for w in words_of(title) if w not in STOPWORDS}
     else:
         counts = Counter(stem for sentence in _sentences(body) for stem in _topic_stems_list(sentence, topic=topic))
-        title_stems = _topic_stems(title, topic=topic)
+        title_stems = _topic_stems(title, topic=topic, body_names=frozenset(names_in(body)))
     weights = {stem: math.log1p(count) for stem, count in counts.items() if stem not in STOPWORDS and len(stem) > 1}
     for stem in title_stems:
         if stem not in STOPWORDS and len(stem) > 1:
@@ -323,14 +327,18 @@ def _sentences(text: str) -> list[str]:
     return [sentence for sentence in SENTENCE_SPLIT_RE.split(text) if sentence and sentence.strip()]
 
 
-def _topic_stems(sentence: str, *, topic: BusinessTopic) -> set[str]:
-    return set(_topic_stems_list(sentence, topic=topic))
+def _topic_stems(
+    sentence: str, *, topic: BusinessTopic, body_names: frozenset[tuple[str, ...]] = frozenset()
+) -> set[str]:
+    return set(_topic_stems_list(sentence, topic=topic, body_names=body_names))
 
 
-def _topic_stems_list(sentence: str, *, topic: BusinessTopic) -> list[str]:
+def _topic_stems_list(
+    sentence: str, *, topic: BusinessTopic, body_names: frozenset[tuple[str, ...]] = frozenset()
+) -> list[str]:
     """The stems a sentence is about: its ordinary words, and the words of the names the
     business itself uses; other names' words are not the article's topic."""
-    words, found = _sentence_split(sentence)
+    words, found = _sentence_split(sentence, body_names=body_names)
     stems = [word_stem(word) for word in words if word and word not in STOPWORDS]
     for name in found:
         # The leading part the business itself writes counts word by word ("Westmere" of the
@@ -348,13 +356,19 @@ def _topic_stems_list(sentence: str, *, topic: BusinessTopic) -> list[str]:
     return stems
 
 
-def _sentence_split(sentence: str) -> tuple[list[str], list[tuple[str, ...]]]:
+def _sentence_split(
+    sentence: str, *, body_names: frozenset[tuple[str, ...]] = frozenset()
+) -> tuple[list[str], list[tuple[str, ...]]]:
     """A sentence's ordinary words and its names, both lower-cased.
 
     A name is a run of capitalised words ("Brackenmouth Tide", "The Boiler House", "Tern &
     Tide") or an acronym (PET), anywhere but as the sentence's first word alone: "Bakers face
     a rise" opens with an ordinary word, "Boiler House reopens" with a name."""
     pieces = CASED_TOKEN_RE.findall(sentence.replace("\u2019", "'"))
+    if _capitals_say_nothing(pieces):
+        # A headline In Title Case: its names are the ones its article's body writes as names.
+        plain = [word for word in (_word_clean(piece.lower()) for piece in pieces if piece[0].isalpha()) if word]
+        return _names_picked(plain, body_names)
     words: list[str] = []
     found: list[tuple[str, ...]] = []
     run: list[str] = []
@@ -390,6 +404,38 @@ def _sentence_split(sentence: str) -> tuple[list[str], list[tuple[str, ...]]]:
         words.append(_word_clean(piece))
     flush()
     return [word for word in words if word], found
+
+
+def _names_picked(words: list[str], known: frozenset[tuple[str, ...]]) -> tuple[list[str], list[tuple[str, ...]]]:
+    """``words`` split into ordinary words and the longest runs of them that are ``known`` names."""
+    longest = max((len(name) for name in known), default=0)
+    ordinary: list[str] = []
+    found: list[tuple[str, ...]] = []
+    index = 0
+    while index < len(words):
+        size = next(
+            (
+                size
+                for size in range(min(longest, len(words) - index), 0, -1)
+                if tuple(words[index : index + size]) in known
+            ),
+            0,
+        )
+        if size:
+            found.append(tuple(words[index : index + size]))
+            index += size
+        else:
+            ordinary.append(words[index])
+            index += 1
+    return ordinary, found
+
+
+def _capitals_say_nothing(pieces: list[str]) -> bool:
+    """A headline In Title Case, or in capitals, capitalises every word: there, a capital does
+    not tell a name from a word, so none of its words is taken for a name."""
+    words = [piece for piece in pieces if piece[0].isalpha() and piece.lower() not in STOPWORDS]
+    capitalised = sum(1 for word in words if word[0].isupper())
+    return len(words) >= TITLE_CASE_MIN_WORDS and capitalised / len(words) >= TITLE_CASE_SHARE
 
 
 def _word_clean(word: str) -> str:

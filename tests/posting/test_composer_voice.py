@@ -234,3 +234,24 @@ def test_words_are_unicode_so_cafe_keeps_its_accent() -> None:
 def test_a_trade_is_inferred_from_posts_written_with_accents() -> None:
     # "café" was read as "caf" (ASCII letters only) and matched no vocabulary.
     assert "espresso" in vocabularies_used_in(["Our café opens at seven."], min_terms=1, min_share=0.0)
+
+
+def test_a_title_case_headline_takes_its_names_from_the_body() -> None:
+    # An outlet that Capitalises Every Word of its headlines: the capitals there mark no names,
+    # so the headline's names are the ones the body writes as names.
+    topic = topic_build(industry="Plumbing and heating engineers", past_posts=PLUMBER_POSTS)
+    venue = relevance_score(
+        topic=topic,
+        title="The Boiler Works Reopens As A Music Venue",
+        body="The Boiler Works, a former pumping station, reopens on Friday as a 400-capacity music venue.\n\n"
+        "Bands will play every weekend at the Boiler Works, and the bar sits where the old pumps stood.",
+    )
+    trade = relevance_score(
+        topic=topic,
+        title="Boiler Service Bookings Rise Before Winter",
+        body="Heating engineers report a rise in boiler service bookings as the first cold nights arrive.\n\n"
+        "A boiler that has not been serviced uses more gas, and radiators may stay cold.",
+    )
+
+    assert trade.relevant and not venue.relevant
+    assert {"boiler", "service"} <= set(trade.matched)
