@@ -15,8 +15,8 @@ from tests.worker import stale_workers_kill
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    # Before any test database is created: a worker an interrupted run left behind holds a
-    # connection that would stop pytest-django dropping it (tests/worker.py says more).
+    # Before any test database is created or task sent: a worker an interrupted run left
+    # behind would take this run's tasks, or hold the database open (tests/worker.py).
     killed = stale_workers_kill()
     if killed:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")

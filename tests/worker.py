@@ -4,8 +4,9 @@ The worker is a separate OS process on the real Redis broker, pointed at the tes
 database, so tasks really cross a process boundary: nothing is eager or patched.
 
 A test run that is killed (``kill -9``, a CI timeout) cannot stop its workers, and a worker
-left behind breaks the next run: it keeps a connection to the test database, which
-pytest-django then cannot drop, and it takes the next run's tasks from the shared broker. So
+left behind breaks the next run: it takes the next run's tasks from the shared broker and
+runs them with the old run's settings, and one caught mid-task holds a connection to the test
+database, which pytest-django then cannot drop. So
 every worker starts in its own process group and is written down under ``LANDED_VAR_DIR``,
 in a folder keyed by this run's broker URL; at session start ``stale_workers_kill`` kills
 the groups of workers whose run is gone (tests/conftest.py). It touches no process it did
