@@ -148,6 +148,9 @@ class BusinessTopic:
     # Its trade's words (vocabulary, industry, chosen topics): one of these in a headline is a
     # topic on its own; a word only of its posts or names needs a second piece of evidence.
     trade: frozenset[str] = frozenset()
+    # The words one of which in a headline is enough evidence: the trade's, or for a business
+    # known only by its names, their words.
+    headline_terms: frozenset[str] = frozenset()
     # Words it writes only inside names (its town, a beach, a school): they say where, not
     # what, so they add to the share but are never the evidence.
     place_words: frozenset[str] = frozenset()
@@ -211,6 +214,9 @@ def topic_build(
     for name in own_names:
         for word in words_of(str(name).lstrip("@#")):
             add(word, WEIGHT_OWN_NAME)
+    # Words that alone in a headline make a topic: its trade's; when nothing told us its trade
+    # but its names, their words ("Callow Plumbing & Heating" says what it does).
+    headline_terms = trade or frozenset(terms)
     posts_with: Counter[str] = Counter()
     forms: dict[str, str] = {}
     formulas = _formulas(past_posts)
@@ -231,7 +237,7 @@ def topic_build(
     for stem, count in posts_with.items():
         add(forms[stem], WEIGHT_PAST_POST.get(count, WEIGHT_PAST_POST_MANY))
     names: set[tuple[str, ...]] = set()
-    ordinary: set[str] = set(trade)
+    ordinary: set[str] = set(headline_terms)
     for text in [*own_names, *past_posts]:
         for sentence in _sentences(_hashtags_split(URL_RE.sub(" ", str(text)))):
             words, found = _sentence_split(sentence)
@@ -244,6 +250,7 @@ def topic_build(
         labels=labels,
         names=frozenset(names),
         trade=trade,
+        headline_terms=headline_terms,
         place_words=place_words,
         known=known or bool(posts_with),
         threshold=RELEVANT_MIN if vocabulary else RELEVANT_MIN_OWN_WORDS,
@@ -287,7 +294,7 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
     score = round(sum(contributions.values()) / total, 4)
     ranked = sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
     evidence = [stem for stem, contribution in ranked if contribution >= EVIDENCE_MIN and stem not in topic.place_words]
-    enough = len(evidence) >= 2 or any(stem in headline and stem in topic.trade for stem in evidence)
+    enough = len(evidence) >= 2 or any(stem in headline and stem in topic.headline_terms for stem in evidence)
     matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
     short = ""
     if not enough:

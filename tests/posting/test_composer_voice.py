@@ -273,3 +273,21 @@ def test_a_fact_that_points_back_at_an_earlier_sentence_is_not_quoted_alone() ->
 
     assert post is not None
     assert "drove the rise" not in post.text
+
+
+def test_a_business_known_only_by_its_name_is_about_the_words_of_its_name() -> None:
+    # A business file with only "name" is public-interface valid: "Ashgrove Plumbing & Heating"
+    # says what it does, so a plumbing headline is evidence enough, and another trade is not.
+    topic = topic_build(own_names=["Ashgrove Plumbing & Heating"])
+    trade = relevance_score(
+        topic=topic,
+        title="Plumbing firms struggle to find apprentices",
+        body="Plumbing and heating firms say they cannot find apprentices as older engineers retire.",
+    )
+    other = relevance_score(
+        topic=topic,
+        title="Bakers face a flour price rise",
+        body="Bakers in Ashgrove expect flour to cost 18% more after a poor harvest.",
+    )
+
+    assert trade.relevant and not other.relevant
