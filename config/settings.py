@@ -229,6 +229,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
+# Celery's Django fixup closes every database connection before and after each task unless
+# told to reuse them; config/celery_app.py closes them as a request does instead (past
+# DB_CONN_MAX_AGE, or unusable), so kept connections and their health check hold in workers.
+CELERY_DB_REUSE_MAX = 1_000_000 if DATABASES["default"]["CONN_MAX_AGE"] else 0
 # Composing gets a queue of its own: the compose job queues a task per account at once, and
 # the drafts each hands to the gate used to wait behind all of them on the one queue (at
 # 1,000 accounts the gate finished 81 s after composing). Every worker consumes both queues

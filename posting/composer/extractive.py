@@ -35,6 +35,8 @@ INSTAGRAM = "instagram"
 DEFAULT_TARGET_CHARS = {FACEBOOK: 320, INSTAGRAM: 420}
 TARGET_BOUNDS = {FACEBOOK: (120, 900), INSTAGRAM: (120, 1400)}
 MAX_FACTS = 3
+# What a sentence that points back at an earlier one ("the rise", "the plan") costs as a fact.
+REFERS_BACK_COST = 1.5
 MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 400
 LINK_IN_BIO = "Link in bio."
@@ -54,7 +56,9 @@ BOILERPLATE_RE = re.compile(
 NEEDS_CONTEXT_RE = re.compile(
     r"^(?:he|she|it|they|this|these|that|those|his|her|its|their|but|and|or|so|also|however|meanwhile|"
     r"still|yet|then|instead|here|there|the latter|the former|such|both|another|other|others|which|"
-    r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover)\b",
+    r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover|"
+    # "Each pair was used...", "What has changed, Tarn says, is...": they lean on the sentence before.
+    r"each|what|why|how)\b",
     re.IGNORECASE,
 )
 # The article's author speaking ("I had the chance", "our parser"): posted by the business,
@@ -198,6 +202,8 @@ class _SentenceReading:
     on_story: int
     length_fit: float
     early: float
+    # Subtracted from the score, after it (``_refers_back``).
+    refers_back: float
 
 
 @dataclass(frozen=True)
@@ -227,6 +233,7 @@ def _article_reading(title: str, body: str) -> _ArticleReading:
                 on_story=min(len(stems & title_stems), 2),
                 length_fit=1.0 if 70 <= len(sentence) <= 220 else 0.0,
                 early=0.5 * (1 - index / max(len(sentences), 1)),
+                refers_back=_refers_back(sentences, index, title_stems),
             )
         )
     return _ArticleReading(words=frozenset(words_of(f"{title} {body}")), sentences=tuple(sentences), facts=tuple(facts))
@@ -239,7 +246,7 @@ def _choose_facts(
     sentences = reading.sentences
     scored = sorted(
         (
-            (_fact_score(reading.facts[index], topic), index)
+            (_fact_score(reading.facts[index], topic) - reading.facts[index].refers_back, index)
             for index, sentence in enumerate(sentences)
             if _can_stand_alone(sentence, traits)
         ),
@@ -287,6 +294,21 @@ def _fact_score(fact: _SentenceReading, topic: BusinessTopic | None) -> float:
         + fact.length_fit
         + fact.early
     )
+
+
+DEFINITE_RE = re.compile(r"\bthe ([a-z]+)\b")
+
+
+def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> float:
+    """ "...drove the rise, the guild said": "the rise" is one an earlier sentence told of,
+    and quoted alone the reader does not know which. A definite noun that an earlier sentence
+    of the article used and the headline does not name makes a sentence lean on its context."""
+    if not index:
+        return 0.0
+    earlier = {word_stem(w) for w in words_of(" ".join(sentences[:index]))}
+    nouns = {word_stem(noun) for noun in DEFINITE_RE.findall(sentences[index])}
+    back = {noun for noun in nouns if noun in earlier and noun not in title_stems and len(noun) > 3}
+    return REFERS_BACK_COST if back else 0.0
 
 
 DEFINITE_OPENING_RE = re.compile(r"^The ([a-z]+)(?: ([a-z]+))?\b")
