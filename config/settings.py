@@ -132,8 +132,9 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'landed.sqlite3'}")
 # PostgreSQL connections are kept (DB_CONN_MAX_AGE seconds, checked before reuse so a
 # restarted server costs one reconnect, not a failed task): a new one cost 30 ms under load,
-# and a worker opened one for every task, about 6,000 in a 1,000-account night
-# (docs/BENCHMARKS.md, the night at scale). SQLite opens a file; nothing to keep.
+# and workers opened one for every task, about 6,000 in a 1,000-account night
+# (docs/BENCHMARKS.md, the night at scale; workers: CELERY_DB_REUSE_MAX below). SQLite opens
+# a file; nothing to keep.
 _POSTGRES = DATABASE_URL.startswith(("postgres://", "postgresql://", "pgsql://"))
 DATABASES = {
     "default": dj_database_url.parse(

@@ -73,12 +73,14 @@ class FAULTS:
       pass in seconds for the sweeps, so work a dead worker took with it is found again;
     - the Graph sandbox answers at random: 500 after creating the post, or the answer dropped
       after creating it (one of ``RANDOM_GRAPH_FAULTS`` armed for the next write, every
-      GRAPH_FAULT_EVERY_S).
+      GRAPH_FAULT_EVERY_S, GRAPH_FAULTS_MAX in all).
     """
 
     on = False
     SWEEP_EVERY_S = 5.0
     GRAPH_FAULT_EVERY_S = 10.0
+    # Then the platform behaves: armed for ever, the last few posts' every retry met one.
+    GRAPH_FAULTS_MAX = 6
     # Not "throttle": a throttle answer carries 100% usage, and above 90% the product pauses the
     # channel 15 minutes (publish/services.py USAGE_PAUSE_S), longer than a fault night's stage;
     # that recovery is tests/publish/test_throttle_visible.py's. --graph-throttle adds it.
@@ -809,7 +811,7 @@ def _supervise(workers: list, start: Any, over: threading.Event) -> None:
 def _graph_faults(stop: threading.Event, control: Any) -> None:
     """--faults: the platform misbehaving at random while posts go out."""
     chance = random.Random(13)
-    while not stop.wait(FAULTS.GRAPH_FAULT_EVERY_S):
+    while sum(FAULTS.graph_faults.values()) < FAULTS.GRAPH_FAULTS_MAX and not stop.wait(FAULTS.GRAPH_FAULT_EVERY_S):
         kind = chance.choice(FAULTS.RANDOM_GRAPH_FAULTS)
         try:
             # One fault waiting at a time: the next write after it, not every write from then on.
