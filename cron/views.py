@@ -269,6 +269,61 @@ def ops_publication_retry(request: HttpRequest, publication_id: int) -> HttpResp
     return redirect("ops")
 
 
+@login_required
+@require_POST
+def ops_account_create(request: HttpRequest) -> HttpResponse:
+    """Onboard a business: create it (name, slug, time zone) and, with an address given,
+    invite its owner. Each step is its own audited action; a refused invite leaves the
+    created business in place for a second try from its row."""
+    from cron.actions import ActionRefused, account_create_by_operator, owner_invite_by_operator
+
+    _staff_only(request)
+    operator = _staff_user(request)
+    try:
+        account = account_create_by_operator(
+            user=operator,
+            name=request.POST.get("name", ""),
+            slug=request.POST.get("slug", ""),
+            timezone_name=request.POST.get("timezone", "").strip() or "UTC",
+        )
+    except ActionRefused as exc:
+        messages.error(request, f"Business not created: {exc}")
+        return redirect(f"{reverse('ops')}#onboard")
+    messages.success(request, f"{account.name} created ({account.slug}).")
+    email = request.POST.get("owner_email", "").strip()
+    if email:
+        try:
+            owner_invite_by_operator(user=operator, account=account, email=email, site_url=_site_url(request))
+        except ActionRefused as exc:
+            messages.error(request, f"Owner not invited: {exc}")
+        else:
+            messages.success(request, f"Invitation sent to {email.lower()} as owner of {account.name}.")
+    return redirect(f"{reverse('ops')}#account-{account.slug}")
+
+
+@login_required
+@require_POST
+def ops_owner_invite(request: HttpRequest, slug: str) -> HttpResponse:
+    """Invite (or invite again) the owner of a business by email."""
+    from cron.actions import ActionRefused, owner_invite_by_operator
+
+    _staff_only(request)
+    account = get_object_or_404(Account, slug=slug)
+    email = request.POST.get("email", "")
+    try:
+        owner_invite_by_operator(user=_staff_user(request), account=account, email=email, site_url=_site_url(request))
+    except ActionRefused as exc:
+        messages.error(request, f"Owner not invited: {exc}")
+    else:
+        messages.success(request, f"Invitation sent to {email.strip().lower()} as owner of {account.name}.")
+    return redirect(f"{reverse('ops')}#account-{account.slug}")
+
+
+def _site_url(request: HttpRequest) -> str:
+    # The address staff use (a Host ALLOWED_HOSTS accepted), as Django's password reset does.
+    return request.build_absolute_uri("/").rstrip("/")
+
+
 SUPPORT_PAGES = ("drafts", "queue", "history")
 
 
