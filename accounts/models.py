@@ -15,6 +15,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class Platform(models.TextChoices):
@@ -115,7 +116,7 @@ class Invite(models.Model):
     role = models.CharField(max_length=16, choices=Role.choices)
     token_hash = models.CharField(max_length=64, unique=True)
     invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(default=timezone.now)
     expires_at = models.DateTimeField()
     claimed_at = models.DateTimeField(null=True, blank=True)
     claimed_by = models.ForeignKey(

@@ -79,6 +79,7 @@ def invite_create(*, account: Account, email: str, role: str, invited_by: User |
             role=role_value.value,
             token_hash=invite_token_hash(token),
             invited_by=invited_by,
+            created_at=now,
             expires_at=now + INVITE_TTL,
         )
     link = site_url.rstrip("/") + INVITE_LINK_PATH.format(token=token)
