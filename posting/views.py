@@ -48,6 +48,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "posting/home.html", {"accounts": accounts})
 
 
+@require_GET
 @member_required
 def drafts(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     awaiting = list(selectors.drafts_awaiting_approval(account=account))
@@ -221,6 +222,7 @@ def draft_edit(request: AuthenticatedHttpRequest, account: Account, draft_id: in
     return redirect("draft", slug=account.slug, draft_id=draft.pk)
 
 
+@require_GET
 @member_required
 def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     rows, zone = selectors.history_rows(account=account)
