@@ -210,6 +210,30 @@ def member_remove(*, account: Account, membership_id: int) -> Membership:
     return membership
 
 
+def member_role_set(*, account: Account, membership_id: int, role: str) -> Membership:
+    """Give a member another role. The last owner cannot step down (the owners are locked
+    first, as for removal, so two owners demoting each other cannot both win)."""
+    try:
+        new_role = Role(role)
+    except ValueError:
+        raise TeamChangeRefused("Pick a role: owner, editor or viewer.") from None
+    with transaction.atomic():
+        owners = list(
+            Membership.objects.select_for_update()
+            .filter(account=account, role=Role.OWNER)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        membership = Membership.objects.select_related("user").filter(pk=membership_id, account=account).first()
+        if membership is None:
+            raise TeamChangeRefused("That person is not a member of this account.")
+        if membership.role == Role.OWNER and new_role != Role.OWNER and owners == [membership.pk]:
+            raise TeamChangeRefused("An account needs an owner: make someone else owner first.")
+        Membership.objects.filter(pk=membership.pk).update(role=new_role.value)
+        membership.role = new_role.value
+    return membership
+
+
 def account_create(*, name: str, slug: str, timezone_name: str) -> Account:
     """A new customer business, empty: the operator invites its owner next."""
     name = name.strip()

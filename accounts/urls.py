@@ -10,6 +10,7 @@ urlpatterns = [
     path("a/<slug:slug>/team/invite/", views.team_invite, name="team-invite"),
     path("a/<slug:slug>/team/invites/<int:invite_id>/revoke/", views.team_invite_revoke, name="team-invite-revoke"),
     path("a/<slug:slug>/team/members/<int:membership_id>/remove/", views.team_member_remove, name="team-member-remove"),
+    path("a/<slug:slug>/team/members/<int:membership_id>/role/", views.team_member_role, name="team-member-role"),
     path("invite/accept/", views.invite_accept, name="invite-accept"),
     path("invite/<str:token>/", views.invite_link, name="invite-link"),
     path("password-reset/", views.PasswordResetView.as_view(), name="password_reset"),

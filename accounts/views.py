@@ -114,6 +114,22 @@ def team_member_remove(request: AuthenticatedHttpRequest, account: Account, memb
     return redirect("team", slug=account.slug)
 
 
+@require_POST
+@member_required
+def team_member_role(request: AuthenticatedHttpRequest, account: Account, membership_id: int) -> HttpResponse:
+    _require_owner(request, account)
+    try:
+        membership = services.member_role_set(
+            account=account, membership_id=membership_id, role=request.POST.get("role", "")
+        )
+    except TeamChangeRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        who = membership.user.email or membership.user.username
+        messages.success(request, f"{who} is now {Role(membership.role).label.lower()}.")
+    return redirect("team", slug=account.slug)
+
+
 @require_GET
 def invite_link(request: HttpRequest, token: str) -> HttpResponse:
     """The emailed link: keep its token in the session and move on to a URL without it, so

@@ -94,6 +94,7 @@ ROLE_MATRIX: dict[str, str] = {
     "a/<slug:slug>/team/invite/": "own",
     "a/<slug:slug>/team/invites/<int:invite_id>/revoke/": "own",
     "a/<slug:slug>/team/members/<int:membership_id>/remove/": "own",
+    "a/<slug:slug>/team/members/<int:membership_id>/role/": "own",
     "a/<slug:slug>/voice/": "read",
     "a/<slug:slug>/voice/import-channel/": "edit",
     "a/<slug:slug>/voice/relearn/": "edit",

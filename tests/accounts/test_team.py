@@ -253,7 +253,31 @@ def test_the_owner_removes_members_but_never_the_last_owner(account: Account, me
         services.member_remove(account=account, membership_id=Membership.objects.get(user=stranger).pk)
 
 
-TEAM_WRITES = ["team/invite/", "team/invites/{invite}/revoke/", "team/members/{membership}/remove/"]
+def test_the_owner_changes_roles_but_the_last_owner_cannot_step_down(account: Account, member: User) -> None:
+    owner_client = _client_for(member)
+    editor = factories.member_create(account=account, username="ed", role=Role.EDITOR)
+    ed, own = Membership.objects.get(user=editor), Membership.objects.get(user=member)
+
+    assert _post(owner_client, f"/a/{account.slug}/team/members/{ed.pk}/role/", {"role": "viewer"}).status_code == 302
+    assert Membership.objects.get(pk=ed.pk).role == Role.VIEWER
+    _post(owner_client, f"/a/{account.slug}/team/members/{own.pk}/role/", {"role": "editor"})
+    assert Membership.objects.get(pk=own.pk).role == Role.OWNER
+    assert "make someone else owner first" in owner_client.get(f"/a/{account.slug}/team/").content.decode()
+    _post(owner_client, f"/a/{account.slug}/team/members/{ed.pk}/role/", {"role": "sovereign"})
+    assert Membership.objects.get(pk=ed.pk).role == Role.VIEWER
+
+    # With a second owner, the first may step down.
+    _post(owner_client, f"/a/{account.slug}/team/members/{ed.pk}/role/", {"role": "owner"})
+    _post(owner_client, f"/a/{account.slug}/team/members/{own.pk}/role/", {"role": "editor"})
+    assert dict(Membership.objects.values_list("pk", "role")) == {ed.pk: Role.OWNER, own.pk: Role.EDITOR}
+
+
+TEAM_WRITES = [
+    "team/invite/",
+    "team/invites/{invite}/revoke/",
+    "team/members/{membership}/remove/",
+    "team/members/{membership}/role/",
+]
 
 
 @pytest.mark.parametrize("role", [Role.EDITOR, Role.VIEWER])
@@ -283,7 +307,9 @@ def test_editors_and_viewers_change_nothing_of_the_team(
     assert after == before
     # They see the team, without a single button that changes it.
     page = client.get(f"/a/{account.slug}/team/").content.decode()
-    assert "owner" in page and "Remove" not in page and "Send invitation" not in page and "Withdraw" not in page
+    assert "Owner" in page
+    for control in ("Remove", "Send invitation", "Withdraw", "Change role"):
+        assert control not in page
 
 
 def test_the_team_page_is_linked_from_settings_and_the_nav_is_unchanged(
