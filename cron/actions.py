@@ -13,7 +13,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Account
+from accounts.errors import InviteNotSent, TeamChangeRefused
+from accounts.models import Account, Role
+from accounts.services import account_create, invite_create
 from cron.models import Alarm, AlarmNotification, OperatorAction
 from posting.models import Draft
 
@@ -163,21 +165,17 @@ def support_view_record(*, user: AbstractBaseUser, account: Account, page: str) 
 
 def account_create_by_operator(*, user: AbstractBaseUser, name: str, slug: str, timezone_name: str) -> Account:
     """Onboarding, step one: a new empty business (its owner is invited next)."""
-    from accounts.errors import TeamChangeRefused
-    from accounts.services import account_create
-
     try:
         account = account_create(name=name, slug=slug, timezone_name=timezone_name)
     except TeamChangeRefused as exc:
-        _audit(
+        raise _refused(
             user=user,
             action=OperatorAction.Action.CREATE_ACCOUNT,
             account=None,
-            target=slug[:100],
-            ok=False,
+            target=slug.strip()[:100],
             detail=str(exc),
-        )
-        raise ActionRefused(str(exc)) from exc
+            message=str(exc),
+        ) from exc
     _audit(
         user=user,
         action=OperatorAction.Action.CREATE_ACCOUNT,
@@ -190,22 +188,17 @@ def account_create_by_operator(*, user: AbstractBaseUser, name: str, slug: str, 
 
 def owner_invite_by_operator(*, user: AbstractBaseUser, account: Account, email: str, site_url: str) -> OperatorAction:
     """Onboarding, step two: email the business's owner a one-time link (accounts' invite)."""
-    from accounts.errors import InviteNotSent, TeamChangeRefused
-    from accounts.models import Role
-    from accounts.services import invite_create
-
     try:
         sent = invite_create(account=account, email=email, role=Role.OWNER, invited_by=None, site_url=site_url)
     except (TeamChangeRefused, InviteNotSent) as exc:
-        _audit(
+        raise _refused(
             user=user,
             action=OperatorAction.Action.INVITE_OWNER,
             account=account,
             target=email.strip()[:100],
-            ok=False,
             detail=str(exc),
-        )
-        raise ActionRefused(str(exc)) from exc
+            message=str(exc),
+        ) from exc
     # The audit names the address and the invite, never the link (it is the token).
     return _audit(
         user=user,
