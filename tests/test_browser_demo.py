@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.phone import PHONE_PROBLEMS_JS
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -171,26 +173,6 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
         finally:
             browser.close()
 
-
-# What a phone user trips over, found in the page itself: small fields (phones zoom into them),
-# short tap targets, and a page wider than the screen.
-PHONE_PROBLEMS_JS = """() => {
-    const out = [];
-    const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
-    const fields = "input:not([type=hidden]):not([type=checkbox]), select, textarea";
-    for (const el of document.querySelectorAll(fields)) {
-        if (shown(el) && parseFloat(getComputedStyle(el).fontSize) < 16) out.push("small field " + el.name);
-    }
-    const targets = "button, a.button, nav a, input:not([type=hidden]):not([type=checkbox]), select";
-    for (const el of document.querySelectorAll(targets)) {
-        if (shown(el) && el.getBoundingClientRect().height < 44) {
-            out.push("short target " + el.textContent.trim().slice(0, 30));
-        }
-    }
-    const width = document.scrollingElement.scrollWidth;
-    if (width > window.innerWidth + 1) out.push("scrolls sideways: " + width);
-    return out;
-}"""
 
 # The customer's pages, in the order of the navigation (Settings: the demo login is the owner).
 CUSTOMER_PAGES = ["drafts", "queue", "history", "channels", "sources", "voice", "settings"]
