@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import zoneinfo
 from datetime import datetime
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html_join
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.access import AuthenticatedHttpRequest, member_required
@@ -245,6 +247,14 @@ def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse
 def queue(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """What goes out when, in the account's time zone, and the posting times per platform."""
     page = selectors.queue_page(account=account, move_choices=MOVE_CHOICES, number=request.GET.get("page"))
+    # Every post on a channel offers the same free times: their <option>s are built once per
+    # channel, not once per post by the template.
+    options: dict[int, str] = {}
+    for row in cast(list[dict[str, Any]], page["rows"]):
+        channel_id = row["publication"].channel_id
+        if channel_id not in options:
+            options[channel_id] = format_html_join("", '<option value="{}">{}</option>', row["free"])
+        row["free_options"] = options[channel_id]
     context = {
         **page,
         "weekdays": PostingSlot.Weekday.choices,
