@@ -17,9 +17,10 @@ import hashlib
 from collections.abc import Sequence
 
 from django.core.cache import cache
+from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
-from django.template.loader import get_template
+from django.template import Context, Engine
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import Account
@@ -39,7 +40,7 @@ def _card_template_digest() -> str:
     serves cards rendered by the old one (should the cache outlive the process)."""
     global _template_digest
     if _template_digest is None:
-        source = get_template(CARD_TEMPLATE).template.source  # type: ignore[attr-defined]
+        source = Engine.get_default().get_template(CARD_TEMPLATE).source
         _template_digest = hashlib.sha256(source.encode()).hexdigest()[:16]
     return _template_digest
 
@@ -50,7 +51,7 @@ def card_key(*, account: Account, draft: Draft, can_decide: bool) -> str:
     source = article.source
     try:
         relevance = draft.composition.relevance
-    except Draft.composition.RelatedObjectDoesNotExist:  # type: ignore[attr-defined]
+    except ObjectDoesNotExist:  # a draft composed before compositions were recorded
         relevance = None
     parts = (
         _card_template_digest(),
@@ -86,7 +87,7 @@ def _render(*, account: Account, draft: Draft, can_decide: bool) -> str:
         "can_decide": can_decide,
         "csrf_token": CSRF_STAND_IN,
     }
-    return get_template(CARD_TEMPLATE).render(context)
+    return Engine.get_default().get_template(CARD_TEMPLATE).render(Context(context))
 
 
 def draft_cards_html(

@@ -52,7 +52,9 @@ class Pager:
         return self.pages > 1
 
 
-def page_of[Row: Model](rows: QuerySet[Row], *, number: object, size: int = PAGE_SIZE) -> tuple[list[Row], Pager]:
+def page_of[Row: Model](
+    rows: QuerySet[Row], *, number: str | int | None, size: int = PAGE_SIZE
+) -> tuple[list[Row], Pager]:
     """One page of an ordered queryset (two queries: the count and the page). A page number
     that is not a number reads page 1, and one past the end the last page: a stale link
     (drafts decided since) still shows cards, never an error."""
@@ -68,7 +70,7 @@ def page_of[Row: Model](rows: QuerySet[Row], *, number: object, size: int = PAGE
     return list(page.object_list), pager
 
 
-def drafts_awaiting_page(*, account: Account, number: object = None) -> tuple[list[Draft], Pager]:
+def drafts_awaiting_page(*, account: Account, number: str | int | None = None) -> tuple[list[Draft], Pager]:
     """One page of the drafts awaiting approval, newest first."""
     return page_of(drafts_awaiting_approval(account=account), number=number)
 
@@ -303,7 +305,7 @@ def draft_preview(*, draft: Draft) -> DraftPreview:
     )
 
 
-def history_rows(*, account: Account, number: object = None) -> tuple[list[dict[str, object]], str, Pager]:
+def history_rows(*, account: Account, number: str | int | None = None) -> tuple[list[dict[str, object]], str, Pager]:
     """One page of History's rows (a publication, its outcome in plain words with the next
     step, its latest engagement, their times already told in the account's zone), the zone,
     and where the page sits."""
@@ -346,7 +348,7 @@ def local_short(at: datetime, zone: ZoneInfo) -> str:
     return f"{local:%a} {local.day} {local:%b, %H:%M}"
 
 
-def queue_page(*, account: Account, move_choices: int, number: object = None) -> dict[str, object]:
+def queue_page(*, account: Account, move_choices: int, number: str | int | None = None) -> dict[str, object]:
     """What goes out when (one page of it), in the account's time zone, and the posting times
     per platform: the Queue page's reads (the customer's page and the operator's read-only
     support view)."""
