@@ -335,9 +335,10 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
     decides. Every opening is recorded (who, when, which account, which page) and listed on
     the console. Staff are not members, so the customer's own approve route stays a 404 to them."""
     from cron.actions import support_view_record
+    from posting.cards import draft_cards_html
     from posting.composer.selectors import skipped_stories_recent
     from posting.models import Draft
-    from posting.selectors import draft_cards, drafts_awaiting_approval, drafts_held_back, history_rows, queue_page
+    from posting.selectors import drafts_awaiting_page, drafts_held_back, history_rows, queue_page
     from publish.models import Publication
 
     _staff_only(request)
@@ -346,10 +347,13 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
         raise Http404("No such customer page.")
     support_view_record(user=_staff_user(request), account=account, page=page)
     messages.info(request, f"Support view of {account.name} ({account.slug}): read only, and recorded.")
+    number = request.GET.get("page")
     if page == "drafts":
+        awaiting, pager = drafts_awaiting_page(account=account, number=number)
         context = {
             "account": account,
-            "awaiting": draft_cards(drafts=drafts_awaiting_approval(account=account)),
+            "cards": draft_cards_html(request, account=account, drafts=awaiting, can_decide=False),
+            "pager": pager,
             "held_back": drafts_held_back(account=account)[:20],
             "can_decide": False,
             "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
@@ -359,14 +363,21 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
         return render(request, "posting/drafts.html", context)
     if page == "queue":
         context = {
-            **queue_page(account=account, move_choices=0),
+            **queue_page(account=account, move_choices=0, number=number),
             "weekdays": [],
             "can_decide": False,
             "is_owner": False,
             "support_view": True,
         }
         return render(request, "posting/queue.html", context)
-    rows, zone = history_rows(account=account)
+    rows, zone, pager = history_rows(account=account, number=number)
     landed = Publication.objects.filter(account=account).landed().count()
-    context = {"account": account, "rows": rows, "zone": zone, "landed": landed, "support_view": True}
+    context = {
+        "account": account,
+        "rows": rows,
+        "zone": zone,
+        "pager": pager,
+        "landed": landed,
+        "support_view": True,
+    }
     return render(request, "posting/history.html", context)
