@@ -7,6 +7,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("cron/", include("cron.urls")),
+    path("notifications/", include("notifications.urls")),
     path("", include("cron.ops_urls")),
     path("connect/", include("publish.urls")),
     path("a/<slug:slug>/sources/", include("research.urls")),

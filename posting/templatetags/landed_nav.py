@@ -7,8 +7,6 @@ from typing import Any
 
 from django import template
 
-from accounts.selectors import membership_role
-
 register = template.Library()
 
 # (path segment under /a/<slug>/, link name). The names are a public interface (issue 11):
@@ -22,8 +20,6 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("voice", "Voice"),
     ("settings", "Settings"),
 )
-# Shown only to members whose role may change settings (Role.may_change_settings).
-OWNERS_ONLY = frozenset({"settings"})
 
 
 @register.inclusion_tag("posting/nav.html", takes_context=True)
@@ -32,11 +28,10 @@ def account_nav(context: dict[str, Any]) -> dict[str, Any]:
     account = context["account"]
     prefix = f"/a/{account.slug}/"
     current = request.path[len(prefix) :].split("/", 1)[0] if request.path.startswith(prefix) else ""
-    role = membership_role(user=request.user, account=account)
-    is_owner = role is not None and role.may_change_settings
     links = [
         {"href": f"{prefix}{segment}/", "name": name, "current": segment == current}
+        # Every member sees Settings: their own emails are there; the account-wide part
+        # of the page is the owner's alone (Role.may_change_settings).
         for segment, name in SECTIONS
-        if segment not in OWNERS_ONLY or is_owner
     ]
     return {"links": links}
