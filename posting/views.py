@@ -30,7 +30,7 @@ from posting.review.services import Opened, approval_pace_note_for, review_opene
 from posting.templatetags.drafts_ui import first_words as _first_words
 from publish import services as publish_services
 from publish import slots
-from publish.disconnect import DisconnectRefused, channel_queued_count
+from publish.disconnect import DisconnectRefused, channel_queued_count, channels_sharing_connection
 from publish.errors import NoConnectedChannel, NoFreeSlot, PublishNotEnqueued, QueueChangeRefused
 from publish.limits import MAX_CHARS
 from publish.models import Channel, PostingSlot, Publication
@@ -404,7 +404,8 @@ def channel_disconnect(request: AuthenticatedHttpRequest, account: Account, chan
         except DisconnectRefused as exc:
             messages.error(request, str(exc))
             return redirect("channels:page", slug=account.slug)
-        said = f"Disconnected {result.channel}. Its history stays on the History page."
+        names = " and ".join(str(c) for c in result.channels)
+        said = f"Disconnected {names}. Posts already made stay on the History page."
         if result.withdrawn_draft_ids:
             count = len(result.withdrawn_draft_ids)
             said += f" {count} queued post{'s' if count != 1 else ''} went back to Drafts."
@@ -414,7 +415,13 @@ def channel_disconnect(request: AuthenticatedHttpRequest, account: Account, chan
     if channel.status == Channel.Status.DISCONNECTED:
         messages.info(request, f"{channel} is already disconnected.")
         return redirect("channels:page", slug=account.slug)
-    context = {"account": account, "channel": channel, "queued": channel_queued_count(channel=channel)}
+    together = channels_sharing_connection(channel=channel)
+    context = {
+        "account": account,
+        "channel": channel,
+        "also": together[1:],
+        "queued": channel_queued_count(channels=together),
+    }
     return render(request, "posting/channel_disconnect.html", context)
 
 

@@ -10,7 +10,9 @@ Two steps, because one talks to the platform and the other writes rows:
 Queued posts go back to drafts rather than waiting: the owner chose to stop posting
 there, and a post held until some later reconnect would go out at a time nobody picked.
 Connecting the same Page again (the ordinary connect flow) rebinds the channel with a
-fresh token; the drafts can then be approved again into new posting times.
+fresh token; the drafts can then be approved again into new posting times. An Instagram
+account connected through its Page posts with the Page's token, so the two are
+disconnected together (``channels_sharing_connection``): revoking one revokes both.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ class Revoke:
 
 @dataclass(frozen=True)
 class Disconnected:
-    channel: Channel
+    channels: list[Channel]
     revoke: Revoke
     withdrawn_draft_ids: list[int]
 
@@ -56,36 +58,45 @@ def channel_for_disconnect(*, account: Account, channel_id: int) -> Channel:
     return channel
 
 
-def channel_token_revoke(*, channel: Channel) -> Revoke:
-    """Ask the platform to give up the grant behind the channel's token.
-
-    A platform that does not answer raises DisconnectRefused (nothing changed: try again);
-    revoking twice is harmless, the second finds the token dead. A token that another of
-    the account's channels still uses (an Instagram account posts with its Page's token) is
-    not revoked: that would silently cut the other channel off too.
-    """
+def channels_sharing_connection(*, channel: Channel) -> list[Channel]:
+    """The channel and every other live channel of the account that posts with the same
+    token: an Instagram account connected through Facebook Login posts with its Page's
+    token, so revoking one revokes both, and they are disconnected together."""
+    together = [channel]
     if not channel.token_ciphertext:
-        return Revoke(False, "We held no token for it.")
+        return together
     try:
         token = token_decrypt(channel.token_ciphertext)
     except TokenDecryptError:
-        return Revoke(False, "Our copy of the token could not be read, so there was nothing to revoke.")
-    for other in (
+        return together
+    others = (
         Channel.objects.filter(account_id=channel.account_id)
         .exclude(pk=channel.pk)
         .exclude(token_ciphertext="")
         .exclude(status=Status.DISCONNECTED)
-    ):
+        .order_by("pk")
+    )
+    for other in others:
         try:
-            shared = token_decrypt(other.token_ciphertext) == token
+            if token_decrypt(other.token_ciphertext) == token:
+                together.append(other)
         except TokenDecryptError:
             continue
-        if shared:
-            return Revoke(
-                False,
-                f"{other} still uses the same Facebook connection, so it was not revoked at Facebook; "
-                f"disconnect {other} too to revoke it.",
-            )
+    return together
+
+
+def channel_token_revoke(*, channel: Channel) -> Revoke:
+    """Ask the platform to give up the grant behind the channel's token.
+
+    A platform that does not answer raises DisconnectRefused (nothing changed: try again);
+    revoking twice is harmless, the second finds the token dead.
+    """
+    if not channel.token_ciphertext:
+        return Revoke(False, "We held no token for it, so there was nothing to revoke.")
+    try:
+        token = token_decrypt(channel.token_ciphertext)
+    except TokenDecryptError:
+        return Revoke(False, "Our copy of the token could not be read, so there was nothing to revoke.")
     try:
         graph_auth.token_revoke(token=token)
     except NeedsReconnect:
@@ -97,48 +108,55 @@ def channel_token_revoke(*, channel: Channel) -> Revoke:
     return Revoke(True)
 
 
-def channel_mark_disconnected(*, channel: Channel, user: User, revoke: Revoke) -> Disconnected:
-    """Delete the token, mark the channel disconnected, withdraw its queued publications and
-    write the audit row. Call inside a transaction; the caller returns the drafts.
+def channels_mark_disconnected(*, channels: list[Channel], user: User, revoke: Revoke) -> Disconnected:
+    """Delete the tokens, mark the channels disconnected, withdraw their queued publications
+    and write an audit row each. Call inside a transaction; the caller returns the drafts.
 
     Each queued publication leaves by the lifecycle's conditional WITHDRAW, so one a worker
-    has already claimed is going out and stays (its read-back then finds no token, and it
-    ends unconfirmed rather than guessed). Returns the drafts whose publications left.
+    has already claimed is going out and stays (its read-back then finds no token and it
+    ends unconfirmed, never guessed). Returns the drafts whose publications left.
     """
     now = timezone.now()
-    changed = (
-        Channel.objects.filter(pk=channel.pk)
-        .exclude(status=Status.DISCONNECTED)
-        .update(
-            status=Status.DISCONNECTED,
-            token_ciphertext="",
-            token_expires_at=None,
-            token_checked_at=None,
-            throttled_until=None,
-            throttled_since=None,
-            status_reason=f"Disconnected by {user.get_username()} on {now:%d %b %Y}.",
-        )
-    )
-    if changed != 1:
-        raise DisconnectRefused(f"{channel} is already disconnected.")
     withdrawn: list[int] = []
-    queued = Publication.objects.filter(channel=channel, status=Publication.Status.SCHEDULED)
-    for publication_id, draft_id in queued.values_list("pk", "draft_id"):
-        if publication_transition(event=Event.WITHDRAW, publication_id=publication_id, slot_at=None):
-            withdrawn.append(draft_id)
-    ChannelDisconnect.objects.create(
-        channel=channel,
-        account_id=channel.account_id,
-        user=user,
-        username=user.get_username(),
-        revoked=revoke.revoked,
-        revoke_detail=revoke.detail[:300],
-        withdrawn=len(withdrawn),
-    )
-    channel.refresh_from_db()
-    return Disconnected(channel=channel, revoke=revoke, withdrawn_draft_ids=withdrawn)
+    done: list[Channel] = []
+    for channel in channels:
+        changed = (
+            Channel.objects.filter(pk=channel.pk)
+            .exclude(status=Status.DISCONNECTED)
+            .update(
+                status=Status.DISCONNECTED,
+                token_ciphertext="",
+                token_expires_at=None,
+                token_checked_at=None,
+                throttled_until=None,
+                throttled_since=None,
+                status_reason=f"Disconnected by {user.get_username()} on {now:%d %b %Y}.",
+            )
+        )
+        if changed != 1:
+            continue  # Another request disconnected it a moment ago.
+        left: list[int] = []
+        queued = Publication.objects.filter(channel=channel, status=Publication.Status.SCHEDULED)
+        for publication_id, draft_id in queued.values_list("pk", "draft_id"):
+            if publication_transition(event=Event.WITHDRAW, publication_id=publication_id, slot_at=None):
+                left.append(draft_id)
+        ChannelDisconnect.objects.create(
+            channel=channel,
+            account_id=channel.account_id,
+            user=user,
+            username=user.get_username(),
+            revoked=revoke.revoked,
+            revoke_detail=revoke.detail[:300],
+            withdrawn=len(left),
+        )
+        withdrawn += left
+        channel.refresh_from_db()
+        done.append(channel)
+    if not done:
+        raise DisconnectRefused(f"{channels[0]} is already disconnected.")
+    return Disconnected(channels=done, revoke=revoke, withdrawn_draft_ids=withdrawn)
 
 
-def channel_queued_count(*, channel: Channel) -> int:
-    """How many posts wait in the queue for this channel (the confirm page says so)."""
-    return Publication.objects.filter(channel=channel, status=Publication.Status.SCHEDULED).count()
+def channel_queued_count(*, channels: list[Channel]) -> int:
+    """How many posts wait in the queue for these channels (the confirm page says so)."""
+    return Publication.objects.filter(channel__in=channels, status=Publication.Status.SCHEDULED).count()
