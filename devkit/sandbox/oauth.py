@@ -1,5 +1,5 @@
 """Facebook Login and Instagram Login, emulated: consent dialog, code and token exchanges,
-/me, /me/permissions, /me/accounts, debug_token.
+/me, /me/permissions (GET, and DELETE to revoke), /me/accounts, debug_token.
 
 Follows docs/meta-graph-api.md section 1. Codes are single-use and consumed with a conditional
 update, so two racing callbacks exchanging one code see exactly one success; every
