@@ -22,6 +22,7 @@ from publish.lifecycle import Event, publication_transition
 from publish.models import Publication, PublishAttempt
 from tests import factories
 from tests.cron.rows import publication_create
+from tests.test_security_headers import inline_code
 
 pytestmark = pytest.mark.django_db
 SITE = "https://app.landed.example"
@@ -142,6 +143,7 @@ def test_one_click_unsubscribe_get_confirms_post_unsubscribes_that_kind_for_that
     page = anonymous.get(path)
     assert page.status_code == 200
     assert "Unsubscribe from same-day notes" in page.content.decode()
+    assert inline_code(page.content.decode()) == []  # CSP-clean, like every page
     assert not NotificationSetting.objects.exists()
 
     # The mail provider's one-click POST (no cookie, no CSRF token) unsubscribes at once.
@@ -177,4 +179,5 @@ def test_an_altered_or_forged_unsubscribe_link_gets_a_clear_page_and_changes_not
         response = getattr(Client(), client_method)(f"/notifications/unsubscribe/{bad}/")
         assert response.status_code == 400
         assert "This unsubscribe link is not valid" in response.content.decode()
+        assert inline_code(response.content.decode()) == []
     assert not NotificationSetting.objects.exists()  # nobody, the editor included, was unsubscribed

@@ -9,6 +9,7 @@ from django.test import Client
 from accounts.models import Account, Membership, Role
 from notifications.models import NotificationSetting
 from tests import factories
+from tests.test_security_headers import inline_code
 
 pytestmark = pytest.mark.django_db
 
@@ -33,6 +34,7 @@ def test_every_member_sets_their_own_emails_for_each_business(role: str, account
 
     page = client.get(f"/a/{account.slug}/settings/").content.decode()
     assert "Your emails from Harbour Bikes" in page
+    assert inline_code(page) == []
     # The defaults: those who approve get both emails, a viewer neither.
     assert ('name="digest" checked' in page) == (role != Role.VIEWER)
 

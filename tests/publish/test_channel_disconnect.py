@@ -21,6 +21,7 @@ from tests import factories
 
 # The sandbox fixtures of the connect flow's tests, shared rather than copied.
 from tests.publish.test_oauth_flow import CHANNELS, connect_start, consent, fb_page, fb_user, pick, sandbox  # noqa: F401
+from tests.test_security_headers import inline_code
 
 pytestmark = pytest.mark.django_db
 
@@ -84,6 +85,7 @@ def test_the_owner_confirms_then_disconnects_revoking_the_token_and_keeping_hist
     page = confirm.content.decode()
     assert confirm.status_code == 200
     assert "2 queued posts go back to Drafts" in page
+    assert "Content-Security-Policy" in confirm and inline_code(page) == []
     assert "harbourbikes" in page and "disconnected too" in page  # the Instagram account shares the token
     assert Channel.objects.get(pk=facebook.pk).status == Channel.Status.CONNECTED
     assert page_token_works(sandbox, token)
