@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import requests
+import time_machine
 from django.test import Client
 from django.utils import timezone
 
@@ -17,6 +18,7 @@ from devkit.sandbox import GraphSandbox
 from posting.models import Draft
 from publish.crypto import token_decrypt
 from publish.models import Channel, ChannelDisconnect, Publication
+from reconcile.services import engagement_fetch, landed_recheck
 from tests import factories
 
 # The sandbox fixtures of the connect flow's tests, shared rather than copied.
@@ -192,3 +194,24 @@ def test_a_channel_whose_token_is_already_dead_is_still_disconnected(
     assert facebook.status == Channel.Status.DISCONNECTED and facebook.token_ciphertext == ""
     audit = ChannelDisconnect.objects.get(channel=facebook)
     assert audit.revoked and "already stopped working" in audit.revoke_detail
+
+
+def test_reading_back_leaves_a_disconnected_channels_landed_posts_as_they_were(
+    account: Account,
+    member_client: Client,
+    sandbox: GraphSandbox,  # noqa: F811
+    fb_page: dict[str, Any],  # noqa: F811
+) -> None:
+    connect(member_client, fb_page["id"])
+    facebook = Channel.objects.get(account=account, platform=Platform.FACEBOOK_PAGE)
+    landed = landed_publication(account, facebook)
+    csrf_post(member_client, f"/a/{account.slug}/channels/{facebook.pk}/disconnect/")
+
+    # A day later the recheck and the engagement sweep come by: with no token there is
+    # nothing to read, so the post is neither called vanished nor retried every hour.
+    with time_machine.travel(timezone.now() + timedelta(days=2)):
+        assert landed_recheck()["checked"] == 0
+        assert engagement_fetch()["errors"] == 0
+
+    landed.refresh_from_db()
+    assert landed.status == Publication.Status.LANDED
