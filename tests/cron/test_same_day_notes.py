@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 import socket
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core import mail
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -181,3 +183,28 @@ def test_an_altered_or_forged_unsubscribe_link_gets_a_clear_page_and_changes_not
         assert "This unsubscribe link is not valid" in response.content.decode()
         assert inline_code(response.content.decode()) == []
     assert not NotificationSetting.objects.exists()  # nobody, the editor included, was unsubscribed
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_running_the_notes_job_at_once_send_each_note_once(shop: Account) -> None:
+    publication_create(account=shop)
+    barrier = threading.Barrier(2)
+    results: list[dict[str, int]] = []
+
+    def run() -> None:
+        try:
+            barrier.wait(timeout=10)
+            results.append(same_day_notes_send())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert len(results) == 2
+    assert sum(r["delivered"] for r in results) == 1
+    assert sorted(m.to[0] for m in mail.outbox) == ["editor@example.com", "owner@example.com"]
+    assert PublicationNote.objects.count() == 1
