@@ -24,14 +24,14 @@ def notification_settings_update(*, membership: Membership, digest: bool, digest
     )
 
 
-def unsubscribe_membership(*, token: str) -> Membership:
-    """Read the token (without changing anything): whose link it is. UnsubscribeLinkInvalid
-    for an altered or forged token, or a membership that no longer exists."""
-    membership_id, _ = unsubscribe_token_read(token)
+def unsubscribe_link_read(*, token: str) -> tuple[Membership, str]:
+    """Read the token without changing anything: whose link it is, for which kind of email.
+    UnsubscribeLinkInvalid for an altered or forged token, or a membership that is gone."""
+    membership_id, kind = unsubscribe_token_read(token)
     membership = Membership.objects.select_related("account", "user").filter(pk=membership_id).first()
     if membership is None:
         raise UnsubscribeLinkInvalid("This unsubscribe link is for a membership that no longer exists.")
-    return membership
+    return membership, kind
 
 
 @transaction.atomic
@@ -40,8 +40,7 @@ def notification_unsubscribe(*, token: str) -> tuple[Membership, str]:
 
     Idempotent: a second click (or the mail provider's POST and the person's) changes nothing more.
     """
-    _, kind = unsubscribe_token_read(token)
-    membership = unsubscribe_membership(token=token)
+    membership, kind = unsubscribe_link_read(token=token)
     current = member_preferences(membership=membership)
     NotificationSetting.objects.update_or_create(
         membership=membership,

@@ -15,8 +15,7 @@ from django.views.decorators.http import require_http_methods
 
 from notifications.errors import UnsubscribeLinkInvalid
 from notifications.models import Kind
-from notifications.services import notification_unsubscribe, unsubscribe_membership
-from notifications.tokens import unsubscribe_token_read
+from notifications.services import notification_unsubscribe, unsubscribe_link_read
 
 
 # CSRF protects cookie-authenticated requests; this one is authorised by the signed token
@@ -27,11 +26,10 @@ from notifications.tokens import unsubscribe_token_read
 @require_http_methods(["GET", "POST"])
 def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     try:
-        _, kind = unsubscribe_token_read(token)
         if request.method == "POST":
             membership, kind = notification_unsubscribe(token=token)
         else:
-            membership = unsubscribe_membership(token=token)
+            membership, kind = unsubscribe_link_read(token=token)
     except UnsubscribeLinkInvalid as exc:
         return render(request, "notifications/unsubscribe_invalid.html", {"reason": str(exc)}, status=400)
     context = {
