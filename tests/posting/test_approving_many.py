@@ -211,4 +211,4 @@ def test_the_drafts_page_makes_the_same_queries_for_5_or_50_drafts(
 # Session, user, membership, drafts, held back, in the gate, skipped stories, ... and three for
 # review discipline (posting.review.reviews_shown: which drafts were already shown, the first
 # showing of the new ones in one insert), whatever the number of drafts.
-DRAFTS_PAGE_QUERIES = 12
+DRAFTS_PAGE_QUERIES = 11

@@ -144,7 +144,7 @@ def test_the_history_page_makes_the_same_queries_for_5_or_50_posts(
     assert len(queries) == HISTORY_PAGE_QUERIES, [q["sql"][:100] for q in queries]
 
 
-HISTORY_PAGE_QUERIES = 10
+HISTORY_PAGE_QUERIES = 9
 
 
 def test_retry_is_offered_and_allowed_only_where_reconcile_saw_nothing_land(

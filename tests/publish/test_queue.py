@@ -346,4 +346,4 @@ def test_the_queue_page_makes_the_same_queries_for_5_or_50_posts(
     assert len(queries) == QUEUE_PAGE_QUERIES, [q["sql"][:120] for q in queries]
 
 
-QUEUE_PAGE_QUERIES = 11
+QUEUE_PAGE_QUERIES = 10
