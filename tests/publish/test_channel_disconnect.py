@@ -215,3 +215,18 @@ def test_reading_back_leaves_a_disconnected_channels_landed_posts_as_they_were(
 
     landed.refresh_from_db()
     assert landed.status == Publication.Status.LANDED
+
+
+def test_the_operator_reads_the_disconnect_trail_in_the_admin_and_cannot_edit_it(account: Account) -> None:
+    from django.contrib.auth.models import User
+
+    channel = Channel.objects.create(account=account, platform=Platform.FACEBOOK_PAGE, external_id="9", name="Page 9")
+    row = ChannelDisconnect.objects.create(channel=channel, account=account, username="ann", revoked=True, withdrawn=3)
+    client = Client()
+    client.force_login(User.objects.create_superuser(username="op", password="x", email="op@landed.example"))
+
+    listing = client.get("/admin/publish/channeldisconnect/")
+    assert listing.status_code == 200 and "ann" in listing.content.decode()
+    assert client.get("/admin/publish/channeldisconnect/add/").status_code == 403
+    assert client.post(f"/admin/publish/channeldisconnect/{row.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert ChannelDisconnect.objects.filter(pk=row.pk).exists()
