@@ -43,17 +43,6 @@ def member_may_edit(*, user: User | AnonymousUser, account: Account) -> bool:
     return role is not None and role.may_edit
 
 
-def account_editor_emails(*, account: Account) -> list[str]:
-    """The addresses of active members who may edit (and so approve), sorted, no blanks."""
-    return sorted(
-        set(
-            Membership.objects.filter(account=account, role__in=Role.editing(), user__is_active=True)
-            .exclude(user__email="")
-            .values_list("user__email", flat=True)
-        )
-    )
-
-
 def member_may_change_settings(*, user: User | AnonymousUser, account: Account) -> bool:
     """Whether the user is the account's owner (``Role.may_change_settings``): settings,
     channels, and the team."""

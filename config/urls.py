@@ -8,6 +8,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("accounts.urls")),
     path("cron/", include("cron.urls")),
+    path("notifications/", include("notifications.urls")),
     path("", include("cron.ops_urls")),
     path("connect/", include("publish.urls")),
     path("a/<slug:slug>/sources/", include("research.urls")),

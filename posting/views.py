@@ -16,11 +16,14 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html_join
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.access import AuthenticatedHttpRequest, member_required
 from accounts.models import Account, Platform
 from accounts.selectors import accounts_for_member, member_may_edit, membership_role
+from notifications import selectors as notification_selectors
+from notifications import services as notification_services
+from notifications.errors import NotificationSettingsInvalid
 from posting import cards, selectors, services
 from posting.composer.selectors import skipped_stories_recent
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
@@ -29,9 +32,10 @@ from posting.review.services import Opened, approval_pace_note_for, review_opene
 from posting.templatetags.drafts_ui import first_words as _first_words
 from publish import services as publish_services
 from publish import slots
+from publish.disconnect import DisconnectRefused, channel_queued_count, channels_sharing_connection
 from publish.errors import NoConnectedChannel, NoFreeSlot, PublishNotEnqueued, QueueChangeRefused
 from publish.limits import MAX_CHARS
-from publish.models import PostingSlot, Publication
+from publish.models import Channel, PostingSlot, Publication
 
 # How many free posting times the "Move" list offers per post.
 MOVE_CHOICES = 12
@@ -345,11 +349,13 @@ def queue_times(request: AuthenticatedHttpRequest, account: Account) -> HttpResp
 
 @member_required
 def account_settings(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
-    """The owner's settings: time zone, pause/resume posting, article images."""
-    if not _may_change_settings(request, account):
-        raise PermissionDenied("Only the owner changes settings.")
+    """Settings: every member's own emails for this account; the owner's account-wide
+    settings (time zone, pause/resume posting, article images) below, for the owner only."""
+    is_owner = _may_change_settings(request, account)
     error = ""
     if request.method == "POST":
+        if not is_owner:
+            raise PermissionDenied("Only the owner changes settings.")
         try:
             services.account_settings_update(
                 account=account,
@@ -362,8 +368,76 @@ def account_settings(request: AuthenticatedHttpRequest, account: Account) -> Htt
         else:
             messages.success(request, "Settings saved.")
             return redirect("settings", slug=account.slug)
-    context = {"account": account, "zones": TIME_ZONES, "error": error}
-    return render(request, "posting/settings.html", context, status=400 if error else 200)
+    return _settings_page(request, account, error=error, status=400 if error else 200)
+
+
+@require_POST
+@member_required
+def notification_settings(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+    """A member's own emails for this account (any role: they are nobody else's)."""
+    membership = notification_selectors.membership_of(user=request.user, account=account)
+    try:
+        notification_services.notification_settings_update(
+            membership=membership,
+            digest=request.POST.get("digest") == "on",
+            digest_hour=request.POST.get("digest_hour", ""),
+            same_day=request.POST.get("same_day") == "on",
+        )
+    except NotificationSettingsInvalid as exc:
+        return _settings_page(request, account, notifications_error=str(exc), status=400)
+    messages.success(request, "Your emails for this business are saved.")
+    return redirect("settings", slug=account.slug)
+
+
+def _settings_page(
+    request: AuthenticatedHttpRequest, account: Account, *, error: str = "", notifications_error: str = "", status: int
+) -> HttpResponse:
+    membership = notification_selectors.membership_of(user=request.user, account=account)
+    context = {
+        "account": account,
+        "zones": TIME_ZONES,
+        "error": error,
+        "is_owner": _may_change_settings(request, account),
+        "notifications": notification_selectors.member_preferences(membership=membership),
+        "notifications_error": notifications_error,
+        "hours": [(hour, f"{hour:02d}:00") for hour in range(24)],
+        "email": request.user.email,
+    }
+    return render(request, "posting/settings.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@member_required
+def channel_disconnect(request: AuthenticatedHttpRequest, account: Account, channel_id: int) -> HttpResponse:
+    """The owner disconnects a channel: a confirm page (GET), then the disconnect (POST)."""
+    if not _may_change_settings(request, account):
+        raise PermissionDenied("Only the owner disconnects channels.")
+    channel = get_object_or_404(Channel, pk=channel_id, account=account)
+    if request.method == "POST":
+        try:
+            result = services.channel_disconnect(account=account, channel_id=channel.pk, user=request.user)
+        except DisconnectRefused as exc:
+            messages.error(request, str(exc))
+            return redirect("channels:page", slug=account.slug)
+        names = " and ".join(str(c) for c in result.channels)
+        said = f"Disconnected {names}. Posts already made stay on the History page."
+        if result.withdrawn_draft_ids:
+            count = len(result.withdrawn_draft_ids)
+            said += f" {count} queued post{'s' if count != 1 else ''} went back to Drafts."
+        said += " " + ("Our access was revoked at Facebook." if result.revoke.revoked else result.revoke.detail)
+        messages.success(request, said)
+        return redirect("channels:page", slug=account.slug)
+    if channel.status == Channel.Status.DISCONNECTED:
+        messages.info(request, f"{channel} is already disconnected.")
+        return redirect("channels:page", slug=account.slug)
+    together = channels_sharing_connection(channel=channel)
+    context = {
+        "account": account,
+        "channel": channel,
+        "also": together[1:],
+        "queued": channel_queued_count(channels=together),
+    }
+    return render(request, "posting/channel_disconnect.html", context)
 
 
 @require_POST

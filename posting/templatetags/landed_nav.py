@@ -46,4 +46,7 @@ def account_nav(context: dict[str, Any]) -> dict[str, Any]:
         if segment not in OWNERS_ONLY or is_owner
     ]
     others = [m.account for m in memberships if m.account_id != account.pk]
-    return {"links": links, "account": account, "others": others}
+    # Everyone chooses their own emails on the Settings page; the navigation keeps its fixed
+    # names (Settings for owners, issue 11 item 8), so other members reach it by this link.
+    emails_href = "" if is_owner else f"{prefix}settings/"
+    return {"links": links, "account": account, "others": others, "emails_href": emails_href}
