@@ -1,0 +1,105 @@
+"""Fit the factual gate's few support thresholds on every labelled set together (issue 9, round 4).
+
+    DJANGO_DEBUG=1 .venv/bin/python scripts/gate_fit.py [--json]
+
+The gate's hard checks (numbers, dates, names, negation, opposites, roles) veto and are not
+fitted. What is fitted is how much of a claim's content its evidence must cover, each word
+weighed by its IDF in the article (``posting.gate.core.SUPPORT_MIN`` and ``SUPPORT_MIN_CLAUSE``),
+what a word standing in another word's slot costs (``SWAP_COST``; None = a veto), and how far
+around a number or name the claim and another article sentence must share a word for that
+sentence to lend it (``KEY_CONTEXT``; 0 = only where both neighbours are the same).
+
+Four groups of data: ``tests/data/gate`` (its splits dev, holdout, fresh, blind and style,
+claims and posts), ``tests/data/gate_tuning``, ``tests/data/gate_general`` and
+``tests/data/gate_general2`` (the last two were held out once and are tuned-on since round 4).
+``tests/data/gate_general3`` is never read here: it is the next held-out set.
+
+A setting is judged by its worst group's balanced accuracy (robust rather than best on
+average), subject to the issue's floor of 0.95 on ``tests/data/gate``'s older splits. The
+cross-validation chooses the setting on three groups and scores the fourth, for each group.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from posting.gate import core  # noqa: E402
+from posting.gate.evaluation import SPLITS, STYLE_SPLIT, gate_full, labelled_set_load, score_articles  # noqa: E402
+from posting.gate.generalisation import general_set_load, general_set_score  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
+GENERAL_GROUPS = ("gate_tuning", "gate_general", "gate_general2")
+GROUPS = ("gate", *GENERAL_GROUPS)
+FLOOR = 0.95  # issue 9: the existing sets do not get worse than this
+
+SUPPORT_GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)
+CLAUSE_GAP = 0.05
+SWAP_GRID: tuple[float | None, ...] = (None, 1.0)
+KEY_CONTEXT_GRID = (0, 2)
+
+
+def _score_all(sets: dict[str, object]) -> dict[str, float]:
+    scores: dict[str, float] = {}
+    old = [article for article in sets["gate"] if article.split in SPLITS]  # type: ignore[attr-defined]
+    style = [article for article in sets["gate"] if article.split == STYLE_SPLIT]  # type: ignore[attr-defined]
+    scores["gate_old"] = score_articles(old, gate_full).balanced_accuracy
+    scores["gate_style"] = score_articles(style, gate_full).balanced_accuracy
+    scores["gate"] = min(scores["gate_old"], scores["gate_style"])
+    for name in GENERAL_GROUPS:
+        scores[name] = general_set_score(sets[name]).balanced_accuracy  # type: ignore[arg-type]
+    return scores
+
+
+def _settings() -> list[tuple[float, float, float | None, int]]:
+    return [
+        (support, round(support - CLAUSE_GAP, 2), swap, context)
+        for support, swap, context in itertools.product(SUPPORT_GRID, SWAP_GRID, KEY_CONTEXT_GRID)
+    ]
+
+
+def _objective(scores: dict[str, float], groups: tuple[str, ...]) -> float:
+    if scores["gate_old"] < FLOOR:
+        return -1.0
+    return min(scores[group] for group in groups)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true")
+    options = parser.parse_args()
+    sets: dict[str, object] = {
+        "gate": labelled_set_load(split="all") + labelled_set_load(split=STYLE_SPLIT),
+        **{name: general_set_load(data_dir=DATA / name) for name in GENERAL_GROUPS},
+    }
+    rows = []
+    for support, clause, swap, context in _settings():
+        core.SUPPORT_MIN, core.SUPPORT_MIN_CLAUSE, core.SWAP_COST, core.KEY_CONTEXT = support, clause, swap, context
+        scores = _score_all(sets)
+        row = {"support_min": support, "support_min_clause": clause, "swap_cost": swap, "key_context": context}
+        rows.append({**row, **scores})
+        if not options.json:
+            shown = " ".join(f"{key}={value:.3f}" for key, value in scores.items())
+            print(support, clause, swap, context, shown, flush=True)
+    best = max(rows, key=lambda row: (_objective(row, GROUPS), sum(row[group] for group in GROUPS)))
+    folds = {}
+    for held in GROUPS:
+        others = tuple(group for group in GROUPS if group != held)
+        chosen = max(rows, key=lambda row: (_objective(row, others), sum(row[group] for group in others)))
+        folds[held] = {
+            "chosen": {key: chosen[key] for key in ("support_min", "support_min_clause", "swap_cost", "key_context")},
+            "held_out_balanced_accuracy": round(chosen[held], 4),
+        }
+    result = {"best": best, "cross_validation": folds}
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
