@@ -26,6 +26,7 @@ import itertools
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -38,10 +39,14 @@ DATA = ROOT / "tests" / "data"
 GENERAL_GROUPS = ("gate_tuning", "gate_general", "gate_general2")
 GROUPS = ("gate", *GENERAL_GROUPS)
 FLOOR = 0.95  # issue 9: the existing sets do not get worse than this
+# Balanced accuracies this close are the same: about two drafts of the smallest set (160 drafts).
+TIE = 0.0125
 
 SUPPORT_GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)
 CLAUSE_GAP = 0.05
-SWAP_GRID: tuple[float | None, ...] = (None, 1.0)
+# A swap as a cost (1.0: the swapped word weighs double) instead of a veto was tried on the
+# grid above and lost on every group at every threshold (docs/BENCHMARKS.md); kept as an option.
+SWAP_GRID: tuple[float | None, ...] = (None,)
 KEY_CONTEXT_GRID = (0, 2)
 
 
@@ -64,10 +69,18 @@ def _settings() -> list[tuple[float, float, float | None, int]]:
     ]
 
 
-def _objective(scores: dict[str, float], groups: tuple[str, ...]) -> float:
+def _objective(scores: dict[str, Any], groups: tuple[str, ...]) -> float:
     if scores["gate_old"] < FLOOR:
         return -1.0
     return min(scores[group] for group in groups)
+
+
+def choose(rows: list[dict[str, Any]], groups: tuple[str, ...]) -> dict[str, Any]:
+    """The setting with the best worst group; settings whose worst group is within TIE of it
+    are as good (two drafts of the smallest set), and the best mean over the groups decides."""
+    best_worst = max(_objective(row, groups) for row in rows)
+    tied = [row for row in rows if _objective(row, groups) >= best_worst - TIE]
+    return max(tied, key=lambda row: sum(row[group] for group in groups))
 
 
 def main() -> int:
@@ -87,11 +100,10 @@ def main() -> int:
         if not options.json:
             shown = " ".join(f"{key}={value:.3f}" for key, value in scores.items())
             print(support, clause, swap, context, shown, flush=True)
-    best = max(rows, key=lambda row: (_objective(row, GROUPS), sum(row[group] for group in GROUPS)))
+    best = choose(rows, GROUPS)
     folds = {}
     for held in GROUPS:
-        others = tuple(group for group in GROUPS if group != held)
-        chosen = max(rows, key=lambda row: (_objective(row, others), sum(row[group] for group in others)))
+        chosen = choose(rows, tuple(group for group in GROUPS if group != held))
         folds[held] = {
             "chosen": {key: chosen[key] for key in ("support_min", "support_min_clause", "swap_cost", "key_context")},
             "held_out_balanced_accuracy": round(chosen[held], 4),

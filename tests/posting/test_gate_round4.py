@@ -103,3 +103,25 @@ def test_the_support_threshold_decides_the_open_claims() -> None:
         core.SUPPORT_MIN = saved
     assert strict.verdict == REJECTED
     assert lenient.verdict == PASSED, lenient.reason
+
+
+SHELTER_TITLE = "Shelter looks for foster carers for older dogs"
+SHELTER_BODY = """Older dogs stay at Second Chance an average of 94 days before they are adopted.
+The barn behind the shelter is the largest of its kind in the county, the manager said."""
+
+
+@pytest.mark.parametrize(
+    ("draft", "verdict"),
+    [
+        # a superlative in other words is the same superlative; another one is not
+        ("The barn behind the shelter is the biggest of its kind in the county.", PASSED),
+        ("The barn behind the shelter is the oldest of its kind in the county.", REJECTED),
+        # "Second Chance" is a name where the article writes it so; "Third Chance" is not
+        ("Older dogs stay at Second Chance for 94 days on average.", PASSED),
+        ("Older dogs stay at Third Chance for 94 days on average.", REJECTED),
+    ],
+)
+def test_superlatives_in_other_words_and_ordinals_in_names(draft: str, verdict: str) -> None:
+    result = gate_evaluate(text=draft, title=SHELTER_TITLE, body=SHELTER_BODY)
+
+    assert result.verdict == verdict, result.reason
