@@ -15,7 +15,9 @@ claims and posts), ``tests/data/gate_tuning``, ``tests/data/gate_general`` and
 ``tests/data/gate_general3`` is never read here: it is the next held-out set.
 
 A setting is judged by its worst group's balanced accuracy (robust rather than best on
-average), subject to the issue's floor of 0.95 on ``tests/data/gate``'s older splits. The
+average), subject to the issue's floor of 0.95 on ``tests/data/gate``'s older splits and to its
+catch targets (short invented sentences and single-word swaps ≥ 80% on every set, role swaps
+≥ 80% on the older splits). The
 cross-validation chooses the setting on three groups and scores the fourth, for each group.
 """
 
@@ -39,6 +41,9 @@ DATA = ROOT / "tests" / "data"
 GENERAL_GROUPS = ("gate_tuning", "gate_general", "gate_general2")
 GROUPS = ("gate", *GENERAL_GROUPS)
 FLOOR = 0.95  # issue 9: the existing sets do not get worse than this
+# Issue 9: short invented sentences and single-word swaps caught on every set, role swaps on the
+# older splits (their issue-4 target).
+CATCH_MIN = 0.80
 # Balanced accuracies this close are the same: about two drafts of the smallest set (160 drafts).
 TIE = 0.0125
 
@@ -54,12 +59,25 @@ def _score_all(sets: dict[str, object]) -> dict[str, float]:
     scores: dict[str, float] = {}
     old = [article for article in sets["gate"] if article.split in SPLITS]  # type: ignore[attr-defined]
     style = [article for article in sets["gate"] if article.split == STYLE_SPLIT]  # type: ignore[attr-defined]
-    scores["gate_old"] = score_articles(old, gate_full).balanced_accuracy
-    scores["gate_style"] = score_articles(style, gate_full).balanced_accuracy
+    old_score, style_score = score_articles(old, gate_full), score_articles(style, gate_full)
+    scores["gate_old"] = old_score.balanced_accuracy
+    scores["gate_style"] = style_score.balanced_accuracy
     scores["gate"] = min(scores["gate_old"], scores["gate_style"])
+    # The issue's catch targets, the lowest per group: a setting below them on a group it is
+    # chosen on is not eligible, however well it balances.
+    scores["gate_catch"] = min(
+        _rate(old_score.by_kind.get("role", [0, 0])), style_score.tag_catch("short"), style_score.tag_catch("swap")
+    )
     for name in GENERAL_GROUPS:
-        scores[name] = general_set_score(sets[name]).balanced_accuracy  # type: ignore[arg-type]
+        general = general_set_score(sets[name])  # type: ignore[arg-type]
+        scores[name] = general.balanced_accuracy
+        short, swap = general.by_kind.get("short", [0, 0]), general.by_kind.get("swap", [0, 0])
+        scores[f"{name}_catch"] = min(_rate(short), _rate(swap))
     return scores
+
+
+def _rate(counts: list[int]) -> float:
+    return counts[0] / counts[1] if counts[1] else 1.0
 
 
 def _settings() -> list[tuple[float, float, float | None, int]]:
@@ -70,7 +88,8 @@ def _settings() -> list[tuple[float, float, float | None, int]]:
 
 
 def _objective(scores: dict[str, Any], groups: tuple[str, ...]) -> float:
-    if scores["gate_old"] < FLOOR:
+    # Only the groups the setting is chosen on may rule it out: a held-out group is not seen.
+    if scores["gate_old"] < FLOOR or min(scores[f"{group}_catch"] for group in groups) < CATCH_MIN:
         return -1.0
     return min(scores[group] for group in groups)
 

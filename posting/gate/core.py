@@ -146,9 +146,9 @@ JUDGE_VERDICTS = (SUPPORTED, CONTRADICTED, NOT_STATED)
 # in the article (its IDF; a word the article never uses weighs most), for the claims the hard
 # checks leave open (see _coverage_failure). Fitted by scripts/gate_fit.py on every labelled
 # set together, for the best worst set (docs/BENCHMARKS.md, issue 9 round 4).
-SUPPORT_MIN = 0.6
+SUPPORT_MIN = 0.7
 # A clause of a longer sentence, whose wording was already read as part of the whole.
-SUPPORT_MIN_CLAUSE = 0.55
+SUPPORT_MIN_CLAUSE = 0.65
 # A word standing in another word's slot ("kidney" where the article has "liver") weighs this
 # many times more as a missing word; None makes every such swap a veto.
 SWAP_COST: float | None = None
