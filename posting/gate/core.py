@@ -145,7 +145,9 @@ JUDGE_VERDICTS = (SUPPORTED, CONTRADICTED, NOT_STATED)
 # How much of a claim's content its evidence must cover, each word weighed by how rare it is
 # in the article (its IDF; a word the article never uses weighs most), for the claims the hard
 # checks leave open (see _coverage_failure). Fitted by scripts/gate_fit.py on every labelled
-# set together, for the best worst set (docs/BENCHMARKS.md, issue 9 round 4).
+# set together, for the best worst set (docs/BENCHMARKS.md, issue 9 round 4): the fit picks
+# 0.75, within two drafts of 0.7 on its worst set; 0.75 holds back the issue's own light
+# paraphrase ("she steps up to" for "she will be promoted to"), which must pass.
 SUPPORT_MIN = 0.7
 # A clause of a longer sentence, whose wording was already read as part of the whole.
 SUPPORT_MIN_CLAUSE = 0.65
