@@ -38,20 +38,28 @@ def _audit(
     )
 
 
+def _refused(
+    *, user: AbstractBaseUser, action: str, account: Account | None, target: str, detail: str, message: str
+) -> ActionRefused:
+    """Record the refusal (``detail``, for the trail) and return the error that tells the
+    operator why (``message``), for the caller to raise where its reader can see it."""
+    _audit(user=user, action=action, account=account, target=target, ok=False, detail=detail)
+    return ActionRefused(message)
+
+
 def account_stage_run_request(*, user: AbstractBaseUser, account: Account, stage: str) -> OperatorAction:
     """Queue one stage for one account now (recorded as a JobRun with trigger "console")."""
     from cron.tasks import account_stage_run_task
 
     if stage not in STAGE_JOBS:
-        _audit(
+        raise _refused(
             user=user,
             action=OperatorAction.Action.RUN_STAGE,
             account=account,
             target=stage,
-            ok=False,
             detail="unknown stage",
+            message=f"No stage named {stage!r}; the stages are {', '.join(STAGE_JOBS)}.",
         )
-        raise ActionRefused(f"No stage named {stage!r}; the stages are {', '.join(STAGE_JOBS)}.")
     audit = _audit(user=user, action=OperatorAction.Action.RUN_STAGE, account=account, target=stage)
     transaction.on_commit(lambda: account_stage_run_task.delay(account.pk, stage))
     return audit
@@ -93,15 +101,14 @@ def alarm_resolve_by_operator(*, user: AbstractBaseUser, alarm_id: int) -> Opera
 
     alarm = Alarm.objects.select_related("account").filter(pk=alarm_id).first()
     if alarm is None or alarm.resolved_at is not None:
-        _audit(
+        raise _refused(
             user=user,
             action=OperatorAction.Action.RESOLVE_ALARM,
             account=alarm.account if alarm else None,
             target=f"alarm:{alarm_id}",
-            ok=False,
             detail="not open",
+            message="This alarm is not open.",
         )
-        raise ActionRefused("This alarm is not open.")
     with transaction.atomic():
         if Alarm.objects.filter(pk=alarm.pk, resolved_at__isnull=True).update(resolved_at=timezone.now()) != 1:
             raise ActionRefused("This alarm was resolved a moment ago.")
@@ -126,27 +133,25 @@ def publication_retry_by_operator(*, user: AbstractBaseUser, publication_id: int
     account = publication.account if publication else None
     already = OperatorAction.objects.filter(action=OperatorAction.Action.RETRY_PUBLICATION, target=target, ok=True)
     if already.exists():
-        _audit(
+        raise _refused(
             user=user,
             action=OperatorAction.Action.RETRY_PUBLICATION,
             account=account,
             target=target,
-            ok=False,
             detail="already retried once",
+            message="This publication was already retried once; look at why before anything else.",
         )
-        raise ActionRefused("This publication was already retried once; look at why before anything else.")
     try:
         publication_retry_failed(publication_id=publication_id)
     except RetryRefused as exc:
-        _audit(
+        raise _refused(
             user=user,
             action=OperatorAction.Action.RETRY_PUBLICATION,
             account=account,
             target=target,
-            ok=False,
             detail=str(exc),
-        )
-        raise ActionRefused(str(exc)) from exc
+            message=str(exc),
+        ) from exc
     return _audit(user=user, action=OperatorAction.Action.RETRY_PUBLICATION, account=account, target=target)
 
 

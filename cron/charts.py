@@ -24,6 +24,24 @@ def _y(value: float, top: float) -> float:
     return round(HEIGHT - PAD - (value / top) * usable, 1) if top else HEIGHT - PAD
 
 
+def _chart_frame(*, title: str, top: int, marks: Sequence[SafeString]) -> SafeString:
+    """The ``<svg>`` every chart shares: its title (with the scale's top) and the baseline,
+    then the chart's own marks, each already built by ``format_html``."""
+    return format_html(
+        '<svg class="chart" viewBox="0 0 {} {}" role="img" preserveAspectRatio="none"><title>{} (max {} a day)</title>'
+        '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e3e6ec"/>{}</svg>',
+        WIDTH,
+        HEIGHT,
+        title,
+        top,
+        PAD,
+        HEIGHT - PAD,
+        WIDTH - PAD,
+        HEIGHT - PAD,
+        mark_safe("".join(marks)),  # noqa: S308 (each mark was built by format_html)
+    )
+
+
 def line_chart(*, series: Sequence[tuple[str, str, Sequence[int]]], title: str) -> SafeString:
     """Several daily series on one scale: (label, colour, values). The tooltip of each line
     names its series and its total; the chart's <title> says what it shows."""
@@ -42,19 +60,7 @@ def line_chart(*, series: Sequence[tuple[str, str, Sequence[int]]], title: str) 
                 sum(values),
             )
         )
-    return format_html(
-        '<svg class="chart" viewBox="0 0 {} {}" role="img" preserveAspectRatio="none"><title>{} (max {} a day)</title>'
-        '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e3e6ec"/>{}</svg>',
-        WIDTH,
-        HEIGHT,
-        title,
-        top,
-        PAD,
-        HEIGHT - PAD,
-        WIDTH - PAD,
-        HEIGHT - PAD,
-        mark_safe("".join(lines)),  # noqa: S308 (each line was built by format_html above)
-    )
+    return _chart_frame(title=title, top=top, marks=lines)
 
 
 def bar_chart(*, days: Sequence[date], stacks: Sequence[tuple[str, str, Sequence[int]]], title: str) -> SafeString:
@@ -83,19 +89,7 @@ def bar_chart(*, days: Sequence[date], stacks: Sequence[tuple[str, str, Sequence
                     )
                 )
             base += value
-    return format_html(
-        '<svg class="chart" viewBox="0 0 {} {}" role="img" preserveAspectRatio="none"><title>{} (max {} a day)</title>'
-        '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e3e6ec"/>{}</svg>',
-        WIDTH,
-        HEIGHT,
-        title,
-        top,
-        PAD,
-        HEIGHT - PAD,
-        WIDTH - PAD,
-        HEIGHT - PAD,
-        mark_safe("".join(bars)),  # noqa: S308 (each bar was built by format_html above)
-    )
+    return _chart_frame(title=title, top=top, marks=bars)
 
 
 def legend(items: Sequence[tuple[str, str, int]]) -> SafeString:

@@ -139,15 +139,8 @@ def landed_recheck() -> dict[str, int]:
             read = provider.read_back(post_id=publication.platform_post_id)
         except NotVisibleYet:
             read = None
-        except (NeedsReconnect, Throttled) as exc:
-            # Not evidence about the post: the channel cannot be read now.
-            _channel_refused(publication.channel, exc)
-            refused.add(publication.channel_id)
-            counts["errors"] += 1
-            continue
-        except Exception:
-            logger.warning("landed recheck could not read publication %s", publication.pk)
-            counts["errors"] += 1
+        except Exception as exc:
+            _sweep_read_failed(publication, exc, refused=refused, counts=counts, sweep="landed recheck")
             continue
         if read is not None and read.live:
             Publication.objects.filter(pk=publication.pk, status=Status.LANDED).update(
@@ -183,14 +176,8 @@ def engagement_fetch() -> dict[str, int]:
             continue
         try:
             numbers = provider_build(channel=publication.channel).engagement(post_id=publication.platform_post_id)
-        except (NeedsReconnect, Throttled) as exc:
-            _channel_refused(publication.channel, exc)
-            refused.add(publication.channel_id)
-            counts["errors"] += 1
-            continue
-        except Exception:
-            logger.warning("engagement fetch failed for publication %s", publication.pk)
-            counts["errors"] += 1
+        except Exception as exc:
+            _sweep_read_failed(publication, exc, refused=refused, counts=counts, sweep="engagement fetch")
             continue
         EngagementSnapshot.objects.create(
             publication=publication,
@@ -203,6 +190,20 @@ def engagement_fetch() -> dict[str, int]:
 
 
 # --- PUBLISHED: read the post back ------------------------------------------------------
+
+
+def _sweep_read_failed(
+    publication: Publication, exc: Exception, *, refused: set[int], counts: dict[str, int], sweep: str
+) -> None:
+    """A sweep's read of one landed post failed. A channel that refuses (reconnect, throttled)
+    is not evidence about the post: it is marked and skipped for the rest of the sweep. Any
+    other failure costs only this post. Both count as the sweep's errors."""
+    if isinstance(exc, NeedsReconnect | Throttled):
+        _channel_refused(publication.channel, exc)
+        refused.add(publication.channel_id)
+    else:
+        logger.warning("%s could not read publication %s", sweep, publication.pk)
+    counts["errors"] += 1
 
 
 def _read_back(publication: Publication, provider: Provider) -> Publication:

@@ -312,7 +312,8 @@ def vocabularies_used_in(texts: Iterable[str], *, min_terms: int, min_share: flo
     "home" do not make it an estate agent; eleven dental words make a dental clinic."""
     seen: set[str] = set()
     for text in texts:
-        for word in re.findall(r"[a-z][a-z'&-]*", text.lower()):
+        # Letters of any script: a coffee shop's "café" is its word, not "caf".
+        for word in re.findall(r"[^\W\d_][^\W\d_'&-]*(?:['&-][^\W\d_]+)*", text.lower()):
             seen.update({word, word.removesuffix("s")})
     terms: list[str] = []
     for vocabulary in VOCABULARIES.values():

@@ -11,6 +11,17 @@ from django.test import Client
 from accounts.models import Account
 from config.celery_app import app as celery_app
 from tests import factories
+from tests.worker import stale_workers_kill
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Before any test database is created or task sent: a worker an interrupted run left
+    # behind would take this run's tasks, or hold the database open (tests/worker.py).
+    killed = stale_workers_kill()
+    if killed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"killed {len(killed)} Celery worker(s) an earlier run left behind: pids {killed}")
 
 
 @pytest.fixture

@@ -770,31 +770,56 @@ def _attached_media_ids(params: dict[str, Any]) -> list[str]:
     return [str(entry["media_fbid"]) for entry in entries]
 
 
+# Instagram's caption limits in the order Graph checks them: how the caption is counted, the
+# limit, the error's code and subcode, and its words ("{limit}" is filled in, so the words
+# never drift from the limit: message, error_user_title, error_user_msg).
+_CAPTION_LIMITS: tuple[tuple[Callable[[str], int], int, int, int, tuple[str, str, str]], ...] = (
+    (
+        len,
+        CAPTION_MAX_CHARS,
+        36004,
+        2207010,
+        (
+            "The caption is too long: at most {limit} characters.",
+            "Caption too long",
+            "Captions can have at most {limit} characters.",
+        ),
+    ),
+    (
+        limits.hashtags_count,
+        CAPTION_MAX_HASHTAGS,
+        36004,
+        2207010,
+        (
+            "The caption has too many hashtags: at most {limit}.",
+            "Too many hashtags",
+            "Captions can have at most {limit} hashtags.",
+        ),
+    ),
+    (
+        limits.mentions_count,
+        CAPTION_MAX_MENTIONS,
+        100,
+        2207040,
+        (
+            "Cannot use more than {limit} @ tags in a caption.",
+            "Too many tags",
+            "Captions can mention at most {limit} accounts.",
+        ),
+    ),
+)
+
+
 def _caption_check(caption: str) -> None:
-    if len(caption) > CAPTION_MAX_CHARS:
-        raise GraphError(
-            code=36004,
-            subcode=2207010,
-            message=f"The caption is too long: at most {CAPTION_MAX_CHARS} characters.",
-            user_title="Caption too long",
-            user_msg=f"Captions can have at most {CAPTION_MAX_CHARS} characters.",
-        )
-    if limits.hashtags_count(caption) > CAPTION_MAX_HASHTAGS:
-        raise GraphError(
-            code=36004,
-            subcode=2207010,
-            message=f"The caption has too many hashtags: at most {CAPTION_MAX_HASHTAGS}.",
-            user_title="Too many hashtags",
-            user_msg=f"Captions can have at most {CAPTION_MAX_HASHTAGS} hashtags.",
-        )
-    if limits.mentions_count(caption) > CAPTION_MAX_MENTIONS:
-        raise GraphError(
-            code=100,
-            subcode=2207040,
-            message=f"Cannot use more than {CAPTION_MAX_MENTIONS} @ tags in a caption.",
-            user_title="Too many tags",
-            user_msg="Captions can mention at most 20 accounts.",
-        )
+    for count, limit, code, subcode, (message, user_title, user_msg) in _CAPTION_LIMITS:
+        if count(caption) > limit:
+            raise GraphError(
+                code=code,
+                subcode=subcode,
+                message=message.format(limit=limit),
+                user_title=user_title,
+                user_msg=user_msg.format(limit=limit),
+            )
 
 
 def _container_status_text(container: dict[str, Any], status_code: str) -> str:

@@ -34,6 +34,8 @@ INSTAGRAM = "instagram"
 DEFAULT_TARGET_CHARS = {FACEBOOK: 320, INSTAGRAM: 420}
 TARGET_BOUNDS = {FACEBOOK: (120, 900), INSTAGRAM: (120, 1400)}
 MAX_FACTS = 3
+# What a sentence that points back at an earlier one ("the rise", "the plan") costs as a fact.
+REFERS_BACK_COST = 1.5
 MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 400
 LINK_IN_BIO = "Link in bio."
@@ -53,7 +55,9 @@ BOILERPLATE_RE = re.compile(
 NEEDS_CONTEXT_RE = re.compile(
     r"^(?:he|she|it|they|this|these|that|those|his|her|its|their|but|and|or|so|also|however|meanwhile|"
     r"still|yet|then|instead|here|there|the latter|the former|such|both|another|other|others|which|"
-    r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover)\b",
+    r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover|"
+    # "Each pair was used...", "What has changed, Tarn says, is...": they lean on the sentence before.
+    r"each|what|why|how)\b",
     re.IGNORECASE,
 )
 # The article's author speaking ("I had the chance", "our parser"): posted by the business,
@@ -193,7 +197,11 @@ def _choose_facts(
     title_stems = {word_stem(w) for w in words_of(title)}
     scored = sorted(
         (
-            (_fact_score(sentence, index, len(sentences), title_stems, topic), index)
+            (
+                _fact_score(sentence, index, len(sentences), title_stems, topic)
+                - _refers_back(sentences, index, title_stems),
+                index,
+            )
             for index, sentence in enumerate(sentences)
             if _can_stand_alone(sentence, traits)
         ),
@@ -248,6 +256,21 @@ def _fact_score(sentence: str, index: int, count: int, title_stems: set[str], to
         + length_fit
         + early
     )
+
+
+DEFINITE_RE = re.compile(r"\bthe ([a-z]+)\b")
+
+
+def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> float:
+    """ "...drove the rise, the guild said": "the rise" is one an earlier sentence told of,
+    and quoted alone the reader does not know which. A definite noun that an earlier sentence
+    of the article used and the headline does not name makes a sentence lean on its context."""
+    if not index:
+        return 0.0
+    earlier = {word_stem(w) for w in words_of(" ".join(sentences[:index]))}
+    nouns = {word_stem(noun) for noun in DEFINITE_RE.findall(sentences[index])}
+    back = {noun for noun in nouns if noun in earlier and noun not in title_stems and len(noun) > 3}
+    return REFERS_BACK_COST if back else 0.0
 
 
 DEFINITE_OPENING_RE = re.compile(r"^The ([a-z]+)(?: ([a-z]+))?\b")

@@ -14,6 +14,12 @@ words and the body's most frequent words) falls in that bag: a share in [0, 1], 
 threshold holds for short and long articles, whatever the trade. An article from another
 trade shares at most a few generic words with the business and scores low.
 
+Three things keep a shared word from passing for a shared topic: a capitalised name is one
+term, not its words (the Boiler House venue is not about boilers), unless the business writes
+that name itself or the name ends in a trade word (Kestrel Audio); relevant needs evidence,
+two of the business's words or a trade word in the headline, never one word of a short
+article; and words the business writes only in names (its town) are never that evidence.
+
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
 """
@@ -41,8 +47,16 @@ RELEVANT_MIN_OWN_WORDS = 0.08
 # the listening room's "price", "home" and "letting" (3 of real estate's 19) stay out.
 INFERRED_VOCABULARY_MIN_TERMS = 4
 INFERRED_VOCABULARY_MIN_SHARE = 0.15
+# A line repeated on this share of a business's posts is its sign-off or slogan, not a topic.
+FORMULA_MIN_SHARE = 0.4
 # How many of an article's most frequent words say what it is about.
 KEY_TERMS = 30
+# Evidence: a business word among the article's key terms counts as evidence when it
+# contributes at least this much (a word in the body twice with a habit weight, or once in the
+# title with a hint weight), and one word alone is enough only when it is in the headline and
+# is a word of the business's trade (its vocabulary, industry or topics), not only of its posts:
+# "See you on the water!" closes every post of a kayak company, and "hard water" is not kayaking.
+EVIDENCE_MIN = 0.5
 TITLE_WEIGHT = 2.0
 MATCHED_SHOWN = 8
 
@@ -55,7 +69,20 @@ WEIGHT_PAST_POST = {1: 0.35, 2: 0.7}
 WEIGHT_PAST_POST_MANY = 1.0
 
 URL_RE = re.compile(r"https?://\S+|www\.\S+")
-WORD_RE = re.compile(r"[a-z][a-z0-9]*(?:[-'][a-z0-9]+)*")
+# Letters of any script ("café", "Zoë"), then letters or digits, joined by hyphens or apostrophes.
+WORD_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'][^\W_]+)*")
+# One sentence of an article (or its headline): names are told from words by capitals, and a
+# sentence's first word is capitalised whatever it is.
+SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?:;])[\"'\u201d\u2019)]*\s+|\n+")
+# A word as written (its capitals kept), or "&", which joins the words of a name ("Tern & Tide").
+CASED_TOKEN_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'\u2019][^\W_]+)*|&|[^\w\s]")
+# A sentence with at least this many content words, this share of them capitalised, is in
+# Title Case (or capitals): its capitals do not mark names.
+TITLE_CASE_MIN_WORDS = 4
+TITLE_CASE_SHARE = 0.75
+# How an article's name is kept as one term no business word can match ("name:boiler house").
+NAME_TERM = "name:"
+AMPERSAND = "&"
 # Names (a capitalised word not opening a sentence) and numbers of two digits or more.
 NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]+(?:[-'][A-Za-z0-9]+)*")
 NUMBER_RE = re.compile(r"[£$€]?\d[\d,]*(?:\.\d+)?%?")
@@ -114,6 +141,19 @@ class BusinessTopic:
     threshold: float = RELEVANT_MIN
     # The forms a reader sees, per stem, for "why this article" ("turntables" for "turntable").
     labels: dict[str, str] = field(default_factory=dict)
+    # The names the business itself writes (its own names, the places and people of its posts),
+    # lower-cased word by word, with every leading part of each ("pellan bay" of "pellan bay
+    # kayaks"): a name in an article counts only when it is one of these.
+    names: frozenset[tuple[str, ...]] = frozenset()
+    # Its trade's words (vocabulary, industry, chosen topics): one of these in a headline is a
+    # topic on its own; a word only of its posts or names needs a second piece of evidence.
+    trade: frozenset[str] = frozenset()
+    # The words one of which in a headline is enough evidence: the trade's, or for a business
+    # known only by its names, their words.
+    headline_terms: frozenset[str] = frozenset()
+    # Words it writes only inside names (its town, a beach, a school): they say where, not
+    # what, so they add to the share but are never the evidence.
+    place_words: frozenset[str] = frozenset()
 
     def weight(self, stem: str) -> float:
         return self.terms.get(stem, 0.0)
@@ -125,6 +165,8 @@ class Relevance:
     relevant: bool
     # The business's words the article is about, strongest first (what "why this article" shows).
     matched: list[str]
+    # Why a share at or above the threshold is still not relevant ("" otherwise).
+    short: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {"score": self.score, "relevant": self.relevant, "matched": self.matched}
@@ -168,11 +210,23 @@ def topic_build(
         for word in words_of(text):
             add(word, weight)
     known = bool(terms)
+    trade = frozenset(terms)
     for name in own_names:
         for word in words_of(str(name).lstrip("@#")):
             add(word, WEIGHT_OWN_NAME)
+    # Words that alone in a headline make a topic: its trade's; when nothing told us its trade
+    # but its names, their words ("Callow Plumbing & Heating" says what it does).
+    headline_terms = trade or frozenset(terms)
     posts_with: Counter[str] = Counter()
     forms: dict[str, str] = {}
+    formulas = _formulas(past_posts)
+    if formulas:
+        # A line the business closes most posts with ("See you on the water!") is a formula,
+        # not a topic: its words count as one post's, not as what every post is about.
+        past_posts = [
+            "\n".join(line for line in post.splitlines() if _line_key(line) not in formulas) for post in past_posts
+        ]
+        past_posts.append("\n".join(formulas.values()))
     for post in past_posts:
         stems = set()
         for word in words_of(_hashtags_split(URL_RE.sub(" ", post))):
@@ -182,37 +236,219 @@ def topic_build(
         posts_with.update(stems)
     for stem, count in posts_with.items():
         add(forms[stem], WEIGHT_PAST_POST.get(count, WEIGHT_PAST_POST_MANY))
+    names: set[tuple[str, ...]] = set()
+    ordinary: set[str] = set(headline_terms)
+    for text in [*own_names, *past_posts]:
+        for sentence in _sentences(_hashtags_split(URL_RE.sub(" ", str(text)))):
+            words, found = _sentence_split(sentence)
+            ordinary.update(word_stem(word) for word in words)
+            for written in found:
+                names.update(written[:end] for end in range(1, len(written) + 1))
+    place_words = frozenset(word_stem(word) for written in names for word in written) - ordinary
     return BusinessTopic(
         terms=terms,
         labels=labels,
+        names=frozenset(names),
+        trade=trade,
+        headline_terms=headline_terms,
+        place_words=place_words,
         known=known or bool(posts_with),
         threshold=RELEVANT_MIN if vocabulary else RELEVANT_MIN_OWN_WORDS,
     )
 
 
+def _formulas(posts: Sequence[str]) -> dict[str, str]:
+    """Lines (hashtags aside) that recur word for word on at least FORMULA_MIN_SHARE of the
+    posts, and on three or more: sign-offs and slogans, by their comparison key."""
+    counts: Counter[str] = Counter()
+    text: dict[str, str] = {}
+    for post in posts:
+        keys = set()
+        for line in post.splitlines():
+            key = _line_key(line)
+            if key:
+                keys.add(key)
+                text.setdefault(key, line)
+        counts.update(keys)
+    least = max(3, math.ceil(len(posts) * FORMULA_MIN_SHARE))
+    return {key: text[key] for key, count in counts.items() if count >= least}
+
+
+def _line_key(line: str) -> str:
+    return " ".join(words_of(re.sub(r"#\w+", " ", line)))
+
+
 def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
-    """How much of what the article is mostly about is what the business is about."""
-    keys = article_key_terms(title=title, body=body)
+    """How much of what the article is mostly about is what the business is about.
+
+    Relevant takes a share of at least the threshold *and* enough evidence: two of the
+    business's words among the article's key terms, or one of them in the headline. One word
+    that happens to dominate a short article ("water" in a limescale story, for a kayak
+    company) is not a topic."""
+    keys = article_key_terms(title=title, body=body, topic=topic)
     total = sum(keys.values())
     if not total or not topic.terms:
         return Relevance(score=0.0, relevant=False, matched=[])
+    headline = _topic_stems(title, topic=topic, body_names=frozenset(names_in(body)))
     contributions = {stem: weight * topic.weight(stem) for stem, weight in keys.items() if topic.weight(stem)}
     score = round(sum(contributions.values()) / total, 4)
-    matched = [
-        topic.labels.get(stem, stem) for stem, _ in sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
-    ]
-    return Relevance(score=score, relevant=score >= topic.threshold, matched=matched[:MATCHED_SHOWN])
+    ranked = sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
+    evidence = [stem for stem, contribution in ranked if contribution >= EVIDENCE_MIN and stem not in topic.place_words]
+    enough = len(evidence) >= 2 or any(stem in headline and stem in topic.headline_terms for stem in evidence)
+    matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
+    short = ""
+    if not enough:
+        one = f"only one word of ours ({topic.labels.get(evidence[0], evidence[0])})" if evidence else "no word of ours"
+        short = f"{one} weighs enough, and no trade word of ours is in the headline"
+    return Relevance(
+        score=score, relevant=score >= topic.threshold and enough, matched=matched[:MATCHED_SHOWN], short=short
+    )
 
 
-def article_key_terms(*, title: str, body: str) -> dict[str, float]:
-    """The article's most telling words with weights: frequent in the body, or in the title."""
-    counts = Counter(word_stem(w) for w in words_of(body) if w not in STOPWORDS)
-    title_stems = {word_stem(w) for w in words_of(title) if w not in STOPWORDS}
+def article_key_terms(*, title: str, body: str, topic: BusinessTopic | None = None) -> dict[str, float]:
+    """The article's most telling words with weights: frequent in the body, or in the title.
+
+    With ``names`` (the business's own), a capitalised name the business does not use is
+    left out word by word: the Boiler House music venue is not about boilers, Brackenmouth
+    Tide football club not about tides, PET bottles not about pets. Without, every word counts
+    (the same-story print, which compares two articles with each other)."""
+    if topic is None:
+        counts = Counter(word_stem(w) for w in words_of(body) if w not in STOPWORDS)
+        title_stems = {word_stem(w) for w in words_of(title) if w not in STOPWORDS}
+    else:
+        counts = Counter(stem for sentence in _sentences(body) for stem in _topic_stems_list(sentence, topic=topic))
+        title_stems = _topic_stems(title, topic=topic, body_names=frozenset(names_in(body)))
     weights = {stem: math.log1p(count) for stem, count in counts.items() if stem not in STOPWORDS and len(stem) > 1}
     for stem in title_stems:
         if stem not in STOPWORDS and len(stem) > 1:
             weights[stem] = weights.get(stem, 0.0) + TITLE_WEIGHT
     return dict(sorted(weights.items(), key=lambda item: (-item[1], item[0]))[:KEY_TERMS])
+
+
+def names_in(text: str) -> list[tuple[str, ...]]:
+    """The capitalised names of a text, lower-cased word by word ("Gull Point" -> ("gull", "point"))."""
+    return [name for sentence in _sentences(text) for name in _sentence_split(sentence)[1]]
+
+
+def _sentences(text: str) -> list[str]:
+    return [sentence for sentence in SENTENCE_SPLIT_RE.split(text) if sentence and sentence.strip()]
+
+
+def _topic_stems(
+    sentence: str, *, topic: BusinessTopic, body_names: frozenset[tuple[str, ...]] = frozenset()
+) -> set[str]:
+    return set(_topic_stems_list(sentence, topic=topic, body_names=body_names))
+
+
+def _topic_stems_list(
+    sentence: str, *, topic: BusinessTopic, body_names: frozenset[tuple[str, ...]] = frozenset()
+) -> list[str]:
+    """The stems a sentence is about: its ordinary words, and the words of the names the
+    business itself uses; other names' words are not the article's topic."""
+    words, found = _sentence_split(sentence, body_names=body_names)
+    stems = [word_stem(word) for word in words if word and word not in STOPWORDS]
+    for name in found:
+        # The leading part the business itself writes counts word by word ("Westmere" of the
+        # Westmere Flower Show, for a Westmere business). So does the name's last word when it
+        # is a word of the business's trade: an English name ends in what the thing is
+        # (Kestrel Audio is an audio maker, Halden Loudspeakers makes loudspeakers), while the
+        # Boiler House is a house and Brackenmouth Tide a football club. The rest is kept
+        # whole, as one term no business word matches: the article is still about the Boiler
+        # House (its share of the article stays), just not about boilers.
+        known = next((end for end in range(len(name), 0, -1) if name[:end] in topic.names), 0)
+        stems.extend(word_stem(word) for word in name[:known] if word not in STOPWORDS)
+        if known < len(name):
+            head = word_stem(name[-1])
+            stems.append(head if head in topic.trade else NAME_TERM + " ".join(name))
+    return stems
+
+
+def _sentence_split(
+    sentence: str, *, body_names: frozenset[tuple[str, ...]] = frozenset()
+) -> tuple[list[str], list[tuple[str, ...]]]:
+    """A sentence's ordinary words and its names, both lower-cased.
+
+    A name is a run of capitalised words ("Brackenmouth Tide", "The Boiler House", "Tern &
+    Tide") or an acronym (PET), anywhere but as the sentence's first word alone: "Bakers face
+    a rise" opens with an ordinary word, "Boiler House reopens" with a name."""
+    pieces = CASED_TOKEN_RE.findall(sentence.replace("\u2019", "'"))
+    if _capitals_say_nothing(pieces):
+        # A headline In Title Case: its names are the ones its article's body writes as names.
+        plain = [word for word in (_word_clean(piece.lower()) for piece in pieces if piece[0].isalpha()) if word]
+        return _names_picked(plain, body_names)
+    words: list[str] = []
+    found: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        # "The Boiler Works" is the name "Boiler Works": a leading "The" goes, a last word stays
+        # (it says what the thing is, even when it is an everyday word); "I" alone is no name.
+        while run and run[-1] == AMPERSAND:
+            run.pop()
+        while run and (run[0] == AMPERSAND or run[0].lower() in STOPWORDS):
+            run.pop(0)
+        name = tuple(word for word in (_word_clean(piece) for piece in run if piece != AMPERSAND) if word)
+        if name:
+            found.append(name)
+        run.clear()
+
+    seen_word = False
+    for index, piece in enumerate(pieces):
+        if piece == AMPERSAND and run:
+            run.append(piece)
+            continue
+        if not piece[0].isalpha():
+            flush()
+            continue
+        opening = not seen_word
+        seen_word = True
+        if piece[0].isupper():
+            following = next((t for t in pieces[index + 1 :] if t[0].isalpha()), "")
+            if not opening or run or following[:1].isupper():
+                run.append(piece)
+                continue
+        flush()
+        words.append(_word_clean(piece))
+    flush()
+    return [word for word in words if word], found
+
+
+def _names_picked(words: list[str], known: frozenset[tuple[str, ...]]) -> tuple[list[str], list[tuple[str, ...]]]:
+    """``words`` split into ordinary words and the longest runs of them that are ``known`` names."""
+    longest = max((len(name) for name in known), default=0)
+    ordinary: list[str] = []
+    found: list[tuple[str, ...]] = []
+    index = 0
+    while index < len(words):
+        size = next(
+            (
+                size
+                for size in range(min(longest, len(words) - index), 0, -1)
+                if tuple(words[index : index + size]) in known
+            ),
+            0,
+        )
+        if size:
+            found.append(tuple(words[index : index + size]))
+            index += size
+        else:
+            ordinary.append(words[index])
+            index += 1
+    return ordinary, found
+
+
+def _capitals_say_nothing(pieces: list[str]) -> bool:
+    """A headline In Title Case, or in capitals, capitalises every word: there, a capital does
+    not tell a name from a word, so none of its words is taken for a name."""
+    words = [piece for piece in pieces if piece[0].isalpha() and piece.lower() not in STOPWORDS]
+    capitalised = sum(1 for word in words if word[0].isupper())
+    return len(words) >= TITLE_CASE_MIN_WORDS and capitalised / len(words) >= TITLE_CASE_SHARE
+
+
+def _word_clean(word: str) -> str:
+    """Lower-cased, but an acronym keeps its capitals: PET (the plastic) is not "pet"."""
+    word = re.sub(r"'s$", "", word).strip("'-")
+    return word if len(word) > 1 and word.isupper() else word.lower()
 
 
 # --------------------------------------------------------------------------- same story

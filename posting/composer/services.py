@@ -118,6 +118,8 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         if not relevance.relevant:
             matched = ", ".join(relevance.matched) or "nothing"
             detail = f"Relevance {relevance.score:.2f} (needs {topic.threshold}); matched: {matched}"
+            if relevance.score >= topic.threshold:
+                detail += f"; {relevance.short}"
             for platform in open_platforms:
                 _skip_record(
                     skips,

@@ -178,3 +178,54 @@ def test_a_customer_cannot_open_the_support_view(account: Account, member) -> No
     client.force_login(member)
     assert client.get(f"/ops/accounts/{account.slug}/view/drafts/").status_code == 403
     assert not OperatorAction.objects.exists()
+
+
+def test_every_refused_action_is_audited_with_its_reason_and_tells_the_operator_why(account: Account) -> None:
+    from cron.actions import (
+        ActionRefused,
+        account_stage_run_request,
+        alarm_resolve_by_operator,
+        publication_retry_by_operator,
+    )
+
+    operator = User.objects.create_user(username="operator", is_staff=True)
+    maybe_live = publication_create(
+        account=account, status=Publication.Status.FAILED, failure_kind=FailureKind.GAVE_UP, platform_post_id="1_2"
+    )
+    refusals = []
+    for attempt in (
+        lambda: account_stage_run_request(user=operator, account=account, stage="publish"),
+        lambda: alarm_resolve_by_operator(user=operator, alarm_id=987654),
+        lambda: publication_retry_by_operator(user=operator, publication_id=maybe_live.pk),
+    ):
+        with pytest.raises(ActionRefused) as refused:
+            attempt()
+        refusals.append(str(refused.value))
+    OperatorAction.objects.create(
+        user_id=operator.pk,
+        username="operator",
+        action=OperatorAction.Action.RETRY_PUBLICATION,
+        target=f"publication:{maybe_live.pk}",
+        ok=True,
+    )
+    with pytest.raises(ActionRefused) as again:
+        publication_retry_by_operator(user=operator, publication_id=maybe_live.pk)
+    refusals.append(str(again.value))
+
+    assert refusals[:2] == [
+        "No stage named 'publish'; the stages are research, compose, gate.",
+        "This alarm is not open.",
+    ]
+    assert refusals[3] == "This publication was already retried once; look at why before anything else."
+    rows = list(
+        OperatorAction.objects.filter(ok=False)
+        .order_by("pk")
+        .values_list("username", "action", "account_id", "target", "detail")
+    )
+    assert rows == [
+        ("operator", "run_stage", account.pk, "publish", "unknown stage"),
+        ("operator", "resolve_alarm", None, "alarm:987654", "not open"),
+        ("operator", "retry_publication", account.pk, f"publication:{maybe_live.pk}", refusals[2]),
+        ("operator", "retry_publication", account.pk, f"publication:{maybe_live.pk}", "already retried once"),
+    ]
+    assert refusals[2]  # publish's own reason, passed on as it said it

@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 
 from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive
-from posting.composer.relevance import relevance_score, same_story, story_print, topic_build
+from posting.composer.relevance import (
+    relevance_score,
+    same_story,
+    story_print,
+    topic_build,
+    words_of,
+)
 from posting.gate.core import gate_evaluate
 from posting.voice.stats import EMOJI_RE, HASHTAG_RE, voice_stats
+from research.industries import vocabularies_used_in
 
 TITLE = "Harwell launches the Aria turntable"
 BODY = (
@@ -153,3 +160,134 @@ def test_an_industry_we_cannot_map_gets_the_trade_vocabulary_its_own_posts_use()
     assert {"cartridge", "stylus"} & set(relevance_score(topic=unmapped, **article).matched)
     # One post with one trade word is not enough to say which trade a business is in.
     assert not relevance_score(topic=named_nothing, **article).relevant
+
+
+PLUMBER_POSTS = [
+    "We fitted a new combi boiler in Ashgrove today.",
+    "Radiators cold at the top? We can bleed them and balance the system.",
+    "Annual boiler service slots open for next month.",
+    "A burst pipe under the sink fixed before breakfast.",
+]
+
+
+def test_a_venue_named_after_a_trade_word_is_a_name_not_the_trade() -> None:
+    # "The Boiler Works" is a music venue: its words are a name, one term of the article, and
+    # a plumber's "boiler" does not make it plumbing news.
+    topic = topic_build(industry="Plumbing and heating engineers", past_posts=PLUMBER_POSTS)
+    venue = relevance_score(
+        topic=topic,
+        title="The Boiler Works reopens as a music venue",
+        body="The Boiler Works, a former pumping station, reopens on Friday as a 400-capacity music venue.\n\n"
+        "Bands will play every weekend at the Boiler Works, and the bar sits where the old pumps stood.",
+    )
+    trade = relevance_score(
+        topic=topic,
+        title="Boiler service bookings rise before winter",
+        body="Heating engineers report a rise in boiler service bookings as the first cold nights arrive.\n\n"
+        "A boiler that has not been serviced uses more gas, and radiators may stay cold.",
+    )
+
+    assert trade.relevant and not venue.relevant
+    assert "boiler" not in venue.matched
+
+
+def test_a_club_sharing_a_word_of_the_business_name_is_not_the_business() -> None:
+    # The business is "Harbour & Heron Canoes"; a football club called Kelford Heron is not it.
+    topic = topic_build(
+        industry="",
+        own_names=["Harbour & Heron Canoes"],
+        past_posts=["Our canoes are out on the estuary at dawn.", "Canoe hire is open at the quay, paddles included."],
+    )
+    club = relevance_score(
+        topic=topic,
+        title="Kelford Heron win the county cup",
+        body="Kelford Heron beat Westmere 2-1 to win the county cup.\n\nThe Heron scored twice in the second half.",
+    )
+
+    assert not club.relevant
+    assert "heron" not in club.matched
+
+
+def test_one_word_of_the_posts_does_not_carry_an_article_without_the_headline_trade_word() -> None:
+    # Every post of this canoe firm ends "See you on the river!": "river" is its formula, and an
+    # article about river water quality for anglers shares only that word.
+    posts = [f"{text}\nSee you on the river!" for text in ("Canoes out at dawn.", "New paddles in.", "Hire open.")]
+    topic = topic_build(industry="", own_names=["Heron Canoes"], past_posts=posts)
+    only_river = relevance_score(
+        topic=topic,
+        title="Low river worries anglers",
+        body="Anglers say the river is at its lowest for years, and fish in the river are struggling.",
+    )
+
+    # The share alone would let it in; the evidence (one post word, no trade word) does not.
+    assert only_river.score >= topic.threshold
+    assert not only_river.relevant
+    assert "only one word of ours (river)" in only_river.short
+
+
+def test_words_are_unicode_so_cafe_keeps_its_accent() -> None:
+    assert words_of("Our café and crème brûlée") == ["our", "café", "and", "crème", "brûlée"]
+    topic = topic_build(industry="café", past_posts=["New café menu", "Café open late"])
+    assert "café" in relevance_score(topic=topic, title="Café owners face rent rise", body="A café pays more.").matched
+
+
+def test_a_trade_is_inferred_from_posts_written_with_accents() -> None:
+    # "café" was read as "caf" (ASCII letters only) and matched no vocabulary.
+    assert "espresso" in vocabularies_used_in(["Our café opens at seven."], min_terms=1, min_share=0.0)
+
+
+def test_a_title_case_headline_takes_its_names_from_the_body() -> None:
+    # An outlet that Capitalises Every Word of its headlines: the capitals there mark no names,
+    # so the headline's names are the ones the body writes as names.
+    topic = topic_build(industry="Plumbing and heating engineers", past_posts=PLUMBER_POSTS)
+    venue = relevance_score(
+        topic=topic,
+        title="The Boiler Works Reopens As A Music Venue",
+        body="The Boiler Works, a former pumping station, reopens on Friday as a 400-capacity music venue.\n\n"
+        "Bands will play every weekend at the Boiler Works, and the bar sits where the old pumps stood.",
+    )
+    trade = relevance_score(
+        topic=topic,
+        title="Boiler Service Bookings Rise Before Winter",
+        body="Heating engineers report a rise in boiler service bookings as the first cold nights arrive.\n\n"
+        "A boiler that has not been serviced uses more gas, and radiators may stay cold.",
+    )
+
+    assert trade.relevant and not venue.relevant
+    assert {"boiler", "service"} <= set(trade.matched)
+
+
+def test_a_fact_that_points_back_at_an_earlier_sentence_is_not_quoted_alone() -> None:
+    # "...drove the rise, the guild said" tells of a rise the reader of the post never saw.
+    title = "Independent bookshops have their best year in a decade"
+    body = (
+        "Independent bookshops saw a 9% rise in sales last year, the Booksellers' Guild said on Monday.\n\n"
+        "Hardback fiction and picture books for children drove the rise, with author events and reading "
+        "groups bringing readers back into shops week after week.\n\n"
+        "The guild counted 1,127 independent bookshops trading in December, up from 1,072 a year earlier."
+    )
+    stats = voice_stats(FORMAL_WE)
+    topic = topic_build(industry="bookshop", past_posts=["We have new fiction in.", "Our reading group meets."])
+
+    post = compose_extractive(title=title, body=body, platform="facebook_page", stats=stats, topic=topic)
+
+    assert post is not None
+    assert "drove the rise" not in post.text
+
+
+def test_a_business_known_only_by_its_name_is_about_the_words_of_its_name() -> None:
+    # A business file with only "name" is public-interface valid: "Ashgrove Plumbing & Heating"
+    # says what it does, so a plumbing headline is evidence enough, and another trade is not.
+    topic = topic_build(own_names=["Ashgrove Plumbing & Heating"])
+    trade = relevance_score(
+        topic=topic,
+        title="Plumbing firms struggle to find apprentices",
+        body="Plumbing and heating firms say they cannot find apprentices as older engineers retire.",
+    )
+    other = relevance_score(
+        topic=topic,
+        title="Bakers face a flour price rise",
+        body="Bakers in Ashgrove expect flour to cost 18% more after a poor harvest.",
+    )
+
+    assert trade.relevant and not other.relevant

@@ -11,7 +11,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -26,11 +25,11 @@ from publish.tasks import publication_publish_task
 from reconcile.tasks import publication_reconcile_task
 from tests.reconcile import fixtures
 from tests.reconcile.fixtures import SandboxPage, publication_make
+from tests.worker import worker_forget, worker_spawn
 
 graph_sandbox = fixtures.graph_sandbox
 sandbox_page = fixtures.sandbox_page
 
-ROOT = Path(__file__).resolve().parents[2]
 Status = Publication.Status
 
 
@@ -61,7 +60,7 @@ def start_worker(graph_sandbox: GraphSandbox) -> Iterator[Callable[[], subproces
     started: list[subprocess.Popen] = []
 
     def start() -> subprocess.Popen:
-        process = subprocess.Popen(
+        process = worker_spawn(
             [
                 sys.executable,
                 "-m",
@@ -74,11 +73,8 @@ def start_worker(graph_sandbox: GraphSandbox) -> Iterator[Callable[[], subproces
                 "--without-gossip",
                 "--loglevel=WARNING",
             ],
-            cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
         )
         started.append(process)
         return process
@@ -88,6 +84,7 @@ def start_worker(graph_sandbox: GraphSandbox) -> Iterator[Callable[[], subproces
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
+        worker_forget(process)
     celery_app.control.purge()
 
 

@@ -280,6 +280,50 @@ def test_a_throttled_engagement_read_holds_the_channel_for_the_rest_of_the_sweep
     assert not EngagementSnapshot.objects.exists()
 
 
+def _landed_a_day_ago(sandbox_page: SandboxPage) -> list[Publication]:
+    landed = [publication_reconcile(publication_id=_published(sandbox_page, n=n).pk) for n in (1, 2)]
+    assert {publication.status for publication in landed} == {Status.LANDED}
+    a_day_ago = timezone.now() - timedelta(hours=25)
+    Publication.objects.filter(pk__in=[p.pk for p in landed]).update(landed_at=a_day_ago, last_read_at=a_day_ago)
+    return landed
+
+
+def test_a_throttled_recheck_holds_the_channel_for_the_rest_of_the_sweep_and_vanishes_nothing(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
+) -> None:
+    # given: two posts on one Page due a recheck, and the Page's next read is throttled
+    landed = _landed_a_day_ago(sandbox_page)
+    graph_sandbox.inject(method="GET", path_regex=r"/\d+_\d+$", kind="throttle", code=80001, minutes=5)
+    requests_before = len(graph_sandbox.requests_log())
+
+    # when
+    counts = landed_recheck()
+
+    # then: one refused read, the second post not even asked about, both still landed
+    assert counts == {"checked": 1, "live": 0, "vanished": 0, "errors": 1}
+    assert len(graph_sandbox.requests_log()) == requests_before + 1
+    assert {p.status for p in Publication.objects.filter(pk__in=[p.pk for p in landed])} == {Status.LANDED}
+    sandbox_page.facebook.refresh_from_db()
+    assert sandbox_page.facebook.throttled_until >= timezone.now() + timedelta(minutes=4)
+
+
+def test_a_failed_read_in_a_sweep_costs_only_its_own_post(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
+) -> None:
+    # given: two posts on one Page; the platform fails one read with a server error
+    landed = _landed_a_day_ago(sandbox_page)
+    graph_sandbox.inject(method="GET", path_regex=r"/\d+_\d+$", kind="html_502")
+
+    # when / then: the other post is still read, and the channel is not held
+    assert landed_recheck() == {"checked": 2, "live": 1, "vanished": 0, "errors": 1}
+    graph_sandbox.inject(method="GET", path_regex=r"/\d+_\d+$", kind="html_502")
+    assert engagement_fetch() == {"fetched": 1, "errors": 1}
+    assert {p.status for p in Publication.objects.filter(pk__in=[p.pk for p in landed])} == {Status.LANDED}
+    sandbox_page.facebook.refresh_from_db()
+    assert sandbox_page.facebook.throttled_until is None
+    assert sandbox_page.facebook.status == Channel.Status.CONNECTED
+
+
 def test_an_unknown_write_the_platform_stored_with_changed_text_is_still_found_not_reposted(
     sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
 ) -> None:

@@ -139,6 +139,30 @@ def test_caption_limits_give_the_documented_errors(graph: Graph, seeded: Seeded)
     assert (mentions["code"], mentions["error_subcode"]) == (100, 2207040)
 
 
+def test_each_caption_limit_names_its_own_limit_in_every_word(graph: Graph, seeded: Seeded) -> None:
+    def words(caption: str) -> tuple[str, str, str]:
+        error = error_of(graph.post(f"{seeded.ig}/media", seeded.page_token, image_url=IMAGE, caption=caption))
+        return error["message"], error["error_user_title"], error["error_user_msg"]
+
+    assert words("x" * 2201) == (
+        "The caption is too long: at most 2200 characters.",
+        "Caption too long",
+        "Captions can have at most 2200 characters.",
+    )
+    assert words(" ".join(f"#tag{n}" for n in range(31))) == (
+        "The caption has too many hashtags: at most 30.",
+        "Too many hashtags",
+        "Captions can have at most 30 hashtags.",
+    )
+    assert words(" ".join(f"@user{n}" for n in range(21))) == (
+        "Cannot use more than 20 @ tags in a caption.",
+        "Too many tags",
+        "Captions can mention at most 20 accounts.",
+    )
+    # Past two limits at once, the first in Graph's order (length, hashtags, mentions) answers.
+    assert words("#tag " * 31 + "x" * 2200)[1] == "Caption too long"
+
+
 def test_missing_image_url_is_a_parameter_error(graph: Graph, seeded: Seeded) -> None:
     assert error_of(graph.post(f"{seeded.ig}/media", seeded.page_token, caption="x"))["code"] == 100
 

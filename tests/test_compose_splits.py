@@ -1,0 +1,119 @@
+"""The composer's evaluation set (tests/data/compose/) is well formed, split by split.
+
+These tests load the data and check its shape and its labels against the posts themselves;
+they never rank, compose or score anything, so running them does not spend a held-out split.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+COMPOSE = Path(__file__).resolve().parent / "data" / "compose"
+SPLITS = ["dev", "blind", "blind2", "blind3"]
+BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
+VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
+PLATFORM_POSTS = {"facebook_page": "facebook_posts", "instagram": "instagram_posts"}
+HASHTAG = re.compile(r"#\w+")
+
+
+def _labels(split: str) -> dict[str, Any]:
+    labels: dict[str, Any] = json.loads((COMPOSE / split / "labels.json").read_text(encoding="utf-8"))
+    return labels
+
+
+def _businesses(split: str) -> dict[str, dict[str, Any]]:
+    return {
+        path.stem: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted((COMPOSE / split / "businesses").glob("*.json"))
+    }
+
+
+def _articles(split: str) -> dict[str, str]:
+    folder = COMPOSE / split / "articles"
+    return {path.name: path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.txt"))}
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_every_business_is_labelled_and_in_the_public_format(split: str) -> None:
+    businesses = _businesses(split)
+    labels = _labels(split)
+    assert sorted(businesses) == sorted(slug for slug in labels if not slug.startswith("_"))
+    for slug, business in businesses.items():
+        assert set(business) == BUSINESS_KEYS, slug
+        assert isinstance(business["industry"], str), slug
+        assert business["own_names"] and all(isinstance(name, str) for name in business["own_names"]), slug
+        assert 8 <= len(business["facebook_posts"]) <= 12, slug
+        assert business["instagram_posts"] == [] or 8 <= len(business["instagram_posts"]) <= 12, slug
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_every_article_has_a_headline_a_blank_line_and_a_body(split: str) -> None:
+    articles = _articles(split)
+    assert articles
+    for name, text in articles.items():
+        assert re.fullmatch(r"[a-z]+-\d\d-[a-z0-9-]+\.txt", name), name
+        headline, blank, *body = text.split("\n")
+        assert headline.strip() and blank == "" and "".join(body).strip(), name
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_labels_name_only_articles_that_exist(split: str) -> None:
+    labels = _labels(split)
+    articles = set(_articles(split))
+    for slug, label in labels.items():
+        if slug == "_same_story":
+            assert all(len(pair) == 2 and set(pair) <= articles for pair in label), slug
+            continue
+        assert label["relevant"] and set(label["relevant"]) <= articles, slug
+        assert len(label["relevant"]) == len(set(label["relevant"])), slug
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_voice_labels_match_what_the_posts_show(split: str) -> None:
+    """The objective traits are recounted from the posts: a mislabelled trait fails here."""
+    businesses = _businesses(split)
+    for slug, label in _labels(split).items():
+        if slug.startswith("_"):
+            continue
+        business = businesses[slug]
+        used = {platform for platform, key in PLATFORM_POSTS.items() if business[key]}
+        assert set(label["voice"]) == used, slug
+        for platform, voice in label["voice"].items():
+            posts: list[str] = business[PLATFORM_POSTS[platform]]
+            where = f"{split}/{slug}/{platform}"
+            assert set(voice) == VOICE_KEYS, where
+            assert voice["emoji"] == bool(voice["emoji_used"]), where
+            assert all(any(emoji in post for post in posts) for emoji in voice["emoji_used"]), where
+            assert sorted(voice["hashtags"]) == sorted({tag for post in posts for tag in HASHTAG.findall(post)}), where
+            assert voice["links"] == any(re.search(r"https?://|\bwww\.", post) for post in posts), where
+            assert voice["questions"] in {"often", "sometimes", "never"}, where
+            assert (voice["questions"] == "never") == (not any("?" in post for post in posts)), where
+            assert voice["person"] in {"we", "i", "none"}, where
+            if voice["sign_off"] is not None:
+                closing = [post.rstrip().split("\n")[-1].strip() for post in posts]
+                assert 2 * closing.count(voice["sign_off"]) > len(posts), where
+
+
+def test_blind3_shape() -> None:
+    """The held-out split written for issue 10's next relevance change: its counts, not its scores."""
+    businesses = _businesses("blind3")
+    articles = _articles("blind3")
+    labels = _labels("blind3")
+    assert len(businesses) == 5
+    assert len(articles) == 52
+    assert len({name.split("-")[0] for name in articles}) >= 8
+    for name, text in articles.items():
+        assert 200 <= len(text.split()) <= 600, name
+    relevant = {slug: label["relevant"] for slug, label in labels.items() if not slug.startswith("_")}
+    assert all(5 <= len(names) <= 9 for names in relevant.values()), relevant
+    everyone = [name for names in relevant.values() for name in names]
+    assert len(everyone) - len(set(everyone)) == 2  # two articles are relevant to two businesses
+    assert len(articles.keys() - set(everyone)) == 20  # off-topic for all five
+    assert len(labels["_same_story"]) == 4
+    assert [slug for slug, business in businesses.items() if not business["industry"].strip()] == ["ferris-tree-work"]
+    assert [slug for slug, business in businesses.items() if not business["instagram_posts"]] == ["hatherley-pharmacy"]
