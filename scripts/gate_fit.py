@@ -1,6 +1,7 @@
 """Fit the factual gate's few support thresholds on every labelled set together (issue 9, round 4).
 
     DJANGO_DEBUG=1 .venv/bin/python scripts/gate_fit.py [--json]
+    DJANGO_DEBUG=1 .venv/bin/python scripts/gate_fit.py --ablate   # what each veto earns
 
 The gate's hard checks (numbers, dates, names, negation, opposites, roles) veto and are not
 fitted. What is fitted is how much of a claim's content its evidence must cover, each word
@@ -102,14 +103,35 @@ def choose(rows: list[dict[str, Any]], groups: tuple[str, ...]) -> dict[str, Any
     return max(tied, key=lambda row: sum(row[group] for group in groups))
 
 
+# The contradiction checks, each switched off in turn by --ablate.
+VETOES = ("_role_swap", "_voice_swap", "_neighbour_swap", "_preposition_flip", "_opposite", "_superlative_unsupported")
+
+
+def _ablate(sets: dict[str, object]) -> int:
+    """What each veto earns: the shipped setting's scores with that check answering "no objection"."""
+    print("with every veto", " ".join(f"{key}={value:.3f}" for key, value in _score_all(sets).items()), flush=True)
+    for name in VETOES:
+        check = getattr(core, name)
+        setattr(core, name, lambda *args, **kwargs: "")
+        try:
+            scores = _score_all(sets)
+        finally:
+            setattr(core, name, check)
+        print("without", name, " ".join(f"{key}={value:.3f}" for key, value in scores.items()), flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--ablate", action="store_true", help="score the shipped setting without each veto in turn")
     options = parser.parse_args()
     sets: dict[str, object] = {
         "gate": labelled_set_load(split="all") + labelled_set_load(split=STYLE_SPLIT),
         **{name: general_set_load(data_dir=DATA / name) for name in GENERAL_GROUPS},
     }
+    if options.ablate:
+        return _ablate(sets)
     rows = []
     for support, clause, swap, context in _settings():
         core.SUPPORT_MIN, core.SUPPORT_MIN_CLAUSE, core.SWAP_COST, core.KEY_CONTEXT = support, clause, swap, context
