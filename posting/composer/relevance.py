@@ -294,10 +294,21 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
     score = round(sum(contributions.values()) / total, 4)
     ranked = sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
     evidence = [stem for stem, contribution in ranked if contribution >= EVIDENCE_MIN and stem not in topic.place_words]
-    enough = len(evidence) >= 2 or any(stem in headline and stem in topic.headline_terms for stem in evidence)
+    # What the article is about must include what the business is: a word of its trade among
+    # the article's telling words. Words its posts happen to use ("runs", "meets", "car",
+    # "volunteers") and the words of its names (a railway's engine shed, for the Engine Shed
+    # brewery) add to the share, but an article that shares only those is another trade's
+    # story that touches our vocabulary in passing.
+    subject = [stem for stem in contributions if stem in topic.headline_terms and stem not in topic.place_words]
+    enough = bool(subject) and (
+        len(evidence) >= 2 or any(stem in headline and stem in topic.headline_terms for stem in evidence)
+    )
     matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
     short = ""
-    if not enough:
+    if not subject:
+        shared = ", ".join(topic.labels.get(stem, stem) for stem, _ in ranked[:3]) or "nothing"
+        short = f"it shares only words of our posts or names ({shared}), no word of our trade"
+    elif not enough:
         one = f"only one word of ours ({topic.labels.get(evidence[0], evidence[0])})" if evidence else "no word of ours"
         short = f"{one} weighs enough, and no trade word of ours is in the headline"
     return Relevance(

@@ -222,7 +222,7 @@ def test_one_word_of_the_posts_does_not_carry_an_article_without_the_headline_tr
     # The share alone would let it in; the evidence (one post word, no trade word) does not.
     assert only_river.score >= topic.threshold
     assert not only_river.relevant
-    assert "only one word of ours (river)" in only_river.short
+    assert "(river), no word of our trade" in only_river.short
 
 
 def test_words_are_unicode_so_cafe_keeps_its_accent() -> None:
@@ -291,3 +291,31 @@ def test_a_business_known_only_by_its_name_is_about_the_words_of_its_name() -> N
     )
 
     assert trade.relevant and not other.relevant
+
+
+def test_an_article_sharing_only_words_of_the_posts_and_names_is_another_trades_story() -> None:
+    # A brewery named after the railway engine shed it brews in, whose posts keep mentioning its
+    # car park and its quiz: a heritage railway's engine shed, or a car-park quiz, shares those
+    # words and none of brewing's.
+    posts = [
+        "Quiz night at the Engine Shed taproom, car park open from 6pm.",
+        "Our quiz is back at the Engine Shed, and the car park is free after 5.",
+        "New pale ale on the bar. Quiz teams welcome, car park round the back.",
+    ]
+    topic = topic_build(industry="Craft brewery", own_names=["The Engine Shed"], past_posts=posts)
+    body = (
+        "Volunteers have restored the engine shed at Hollins station. The engine shed held six "
+        "locomotives, and a quiz for visitors in the car park raised money. The car park quiz returns."
+    )
+    railway = relevance_score(topic=topic, title="Heritage railway restores engine shed", body=body)
+    assert not railway.relevant
+    assert "no word of our trade" in railway.short
+    assert {"engine", "shed"} <= set(railway.matched)
+
+    # The same article with brewing in it is ours: the check asks for a trade word, not a count.
+    brewing = relevance_score(
+        topic=topic,
+        title="Heritage railway restores engine shed for a beer festival",
+        body=body + " A beer festival with cask ale from six breweries opens there in May.",
+    )
+    assert brewing.relevant, brewing
