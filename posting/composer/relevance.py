@@ -82,7 +82,9 @@ WEIGHT_PAST_POST_MANY = 1.0
 URL_RE = re.compile(r"https?://\S+|www\.\S+")
 # Letters of any script ("café", "Zoë"), then letters or digits, joined by hyphens or apostrophes.
 WORD_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'][^\W_]+)*")
-PARAGRAPH_SPLIT_RE = re.compile(r"\n\s*\n")
+# A paragraph ends at a line break: the evaluation's files put a blank line between
+# paragraphs, the research extractor one newline.
+PARAGRAPH_SPLIT_RE = re.compile(r"\s*\n\s*")
 # One sentence of an article (or its headline): names are told from words by capitals, and a
 # sentence's first word is capitalised whatever it is.
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?:;])[\"'\u201d\u2019)]*\s+|\n+")

@@ -345,6 +345,16 @@ def test_a_trade_word_counts_only_where_the_article_uses_it_in_our_sense() -> No
     assert not family.relevant
     assert "no word of our trade" in family.short
 
+    # The research extractor ends a paragraph with one newline: the family tree's paragraph is
+    # still its own, whatever a later paragraph about the churchyard's stump says.
+    extracted = relevance_score(
+        topic=topic,
+        title="Village maps its family tree",
+        body="Volunteers traced the family tree of every household.\nThe stump and woodchip path by the hedge stay.",
+    )
+    assert not extracted.relevant
+    assert extracted.score >= topic.threshold
+
     storm = relevance_score(
         topic=topic,
         title="Storm brings down trees across the village",
