@@ -6,6 +6,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("accounts.urls")),
     path("cron/", include("cron.urls")),
     path("", include("cron.ops_urls")),
     path("connect/", include("publish.urls")),

@@ -173,6 +173,8 @@ class OperatorAction(models.Model):
         RESOLVE_ALARM = "resolve_alarm", "Resolve an alarm"
         RETRY_PUBLICATION = "retry_publication", "Retry a failed publication"
         SUPPORT_VIEW = "support_view", "Viewed as the customer sees it"
+        CREATE_ACCOUNT = "create_account", "Created a business"
+        INVITE_OWNER = "invite_owner", "Invited an owner"
 
     user = models.ForeignKey("auth.User", null=True, on_delete=models.SET_NULL, related_name="+")
     # Kept when the user is deleted: the trail must outlive the operator's account.

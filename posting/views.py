@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import zoneinfo
 from datetime import datetime
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html_join
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.access import AuthenticatedHttpRequest, member_required
 from accounts.models import Account, Platform
 from accounts.selectors import accounts_for_member, member_may_edit, membership_role
-from posting import selectors, services
+from posting import cards, selectors, services
 from posting.composer.selectors import skipped_stories_recent
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.models import Draft, DraftRevision
@@ -48,17 +50,20 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "posting/home.html", {"accounts": accounts})
 
 
+@require_GET
 @member_required
 def drafts(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
-    awaiting = list(selectors.drafts_awaiting_approval(account=account))
-    if _can_decide(request, account):
+    awaiting, pager = selectors.drafts_awaiting_page(account=account, number=request.GET.get("page"))
+    can_decide = _can_decide(request, account)
+    if can_decide:
         reviews_shown(drafts=awaiting)  # review discipline: when each was first put before an approver
     context = {
         "account": account,
         "undo": request.session.pop(UNDO_SESSION_KEY, None),
-        "awaiting": [{"d": d, "preview": selectors.draft_preview(draft=d)} for d in awaiting],
+        "cards": cards.draft_cards_html(request, account=account, drafts=awaiting, can_decide=can_decide),
+        "pager": pager,
         "held_back": selectors.drafts_held_back(account=account)[:20],
-        "can_decide": _can_decide(request, account),
+        "can_decide": can_decide,
         "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
         "skipped": skipped_stories_recent(account=account),
     }
@@ -188,8 +193,8 @@ def drafts_undo(request: AuthenticatedHttpRequest, account: Account) -> HttpResp
     if _inplace(request) and len(ids) == 1:
         draft = get_object_or_404(Draft, pk=ids[0], account=account)
         if undone and draft.is_awaiting_approval:
-            card = {"account": account, "d": draft, "preview": selectors.draft_preview(draft=draft), "can_decide": True}
-            return render(request, "posting/_draft_card.html", card)
+            (card,) = cards.draft_cards_html(request, account=account, drafts=[draft], can_decide=True)
+            return HttpResponse(card)
         said = "Undone: back in drafts." if undone else ""
         return _decided(request, account, draft, said=said, error="; ".join(refused))
     if undone:
@@ -221,15 +226,17 @@ def draft_edit(request: AuthenticatedHttpRequest, account: Account, draft_id: in
     return redirect("draft", slug=account.slug, draft_id=draft.pk)
 
 
+@require_GET
 @member_required
 def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
-    rows, zone = selectors.history_rows(account=account)
+    rows, zone, pager = selectors.history_rows(account=account, number=request.GET.get("page"))
     # Every landed post of the account, by the one definition, not just the rows shown.
     landed = Publication.objects.filter(account=account).landed().count()
     context = {
         "account": account,
         "rows": rows,
         "zone": zone,
+        "pager": pager,
         "landed": landed,
         "rejected": selectors.drafts_rejected_recent(account=account),
         "can_decide": _can_decide(request, account),
@@ -241,7 +248,15 @@ def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse
 @member_required
 def queue(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """What goes out when, in the account's time zone, and the posting times per platform."""
-    page = selectors.queue_page(account=account, move_choices=MOVE_CHOICES)
+    page = selectors.queue_page(account=account, move_choices=MOVE_CHOICES, number=request.GET.get("page"))
+    # Every post on a channel offers the same free times: their <option>s are built once per
+    # channel, not once per post by the template.
+    options: dict[int, str] = {}
+    for row in cast(list[dict[str, Any]], page["rows"]):
+        channel_id = row["publication"].channel_id
+        if channel_id not in options:
+            options[channel_id] = format_html_join("", '<option value="{}">{}</option>', row["free"])
+        row["free_options"] = options[channel_id]
     context = {
         **page,
         "weekdays": PostingSlot.Weekday.choices,

@@ -34,7 +34,7 @@ def channels_page(request: AuthenticatedHttpRequest, account: Account) -> HttpRe
 def connect_start(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """Mint a claim and send the browser to the Facebook Login dialog."""
     if not selectors.member_can_connect(user=request.user, account=account):
-        return HttpResponseForbidden("Only owners and editors can connect channels.")
+        return HttpResponseForbidden("Only the owner connects channels.")
     if not request.session.session_key:
         request.session.save()
     claim = services.oauth_claim_mint(
