@@ -11,8 +11,11 @@ same tables while the new one migrates.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class Platform(models.TextChoices):
@@ -34,13 +37,14 @@ class Role(models.TextChoices):
 
     @property
     def may_edit(self) -> bool:
-        """Approve, edit and discard drafts; change the voice, topics and sources; connect
-        channels. A viewer reads everything of the account and changes nothing."""
+        """Approve, edit and discard drafts; change the voice, topics and sources. A viewer
+        reads everything of the account and changes nothing."""
         return self in type(self).editing()
 
     @property
     def may_change_settings(self) -> bool:
-        """Time zone, posting times, pause/resume and article images: the owner's alone."""
+        """Time zone, posting times, pause/resume, article images, connecting and
+        disconnecting channels, inviting and removing members: the owner's alone."""
         return self == type(self).OWNER
 
 
@@ -90,3 +94,52 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} @ {self.account} ({self.role})"
+
+
+class InviteQuerySet(models.QuerySet["Invite"]):
+    def pending(self, *, now: datetime) -> InviteQuerySet:
+        """Neither claimed nor revoked, and not yet expired: a link that still works."""
+        return self.filter(claimed_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now)
+
+
+class Invite(models.Model):
+    """An owner's (or the operator's) invitation of an email address into an account.
+
+    Only the SHA-256 of the link's token is stored, so a copy of the database opens no
+    account. The link is spent exactly once: accepting is one conditional UPDATE on
+    ``claimed_at IS NULL`` (the OAuth claim's pattern), so two tabs or a replayed link can
+    never both join.
+    """
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="invites")
+    email = models.EmailField()
+    role = models.CharField(max_length=16, choices=Role.choices)
+    token_hash = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = InviteQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Inviting the same address again replaces its open invite (invite_create revokes it).
+            models.UniqueConstraint(
+                fields=["account", "email"],
+                condition=models.Q(claimed_at__isnull=True, revoked_at__isnull=True),
+                name="invite_one_open_per_account_email",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(claimed_at__isnull=True) | models.Q(revoked_at__isnull=True),
+                name="invite_claimed_or_revoked_not_both",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.email} -> {self.account} ({self.role})"

@@ -1,9 +1,10 @@
 """The operator's actions from the console, each audited as an OperatorAction.
 
 Run a stage now for one account, pause or resume an account, resolve an alarm, retry a
-failed publication once (only when nothing of it can have landed), and the read-only
-support view's record. Every call writes its audit row, refused ones included, so the
-console's trail says what was tried as well as what was done.
+failed publication once (only when nothing of it can have landed), the read-only support
+view's record, and onboarding: create a business and invite its owner. Every call writes
+its audit row, refused ones included, so the console's trail says what was tried as well
+as what was done.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Account
+from accounts.errors import InviteNotSent, TeamChangeRefused
+from accounts.models import Account, Role
+from accounts.services import account_create, invite_create
 from cron.models import Alarm, AlarmNotification, OperatorAction
 from posting.models import Draft
 
@@ -158,3 +161,49 @@ def publication_retry_by_operator(*, user: AbstractBaseUser, publication_id: int
 def support_view_record(*, user: AbstractBaseUser, account: Account, page: str) -> OperatorAction:
     """Staff opened the read-only view of a customer's page (who, when, which account, which page)."""
     return _audit(user=user, action=OperatorAction.Action.SUPPORT_VIEW, account=account, target=page)
+
+
+def account_create_by_operator(*, user: AbstractBaseUser, name: str, slug: str, timezone_name: str) -> Account:
+    """Onboarding, step one: a new empty business (its owner is invited next)."""
+    try:
+        account = account_create(name=name, slug=slug, timezone_name=timezone_name)
+    except TeamChangeRefused as exc:
+        raise _refused(
+            user=user,
+            action=OperatorAction.Action.CREATE_ACCOUNT,
+            account=None,
+            target=slug.strip()[:100],
+            detail=str(exc),
+            message=str(exc),
+        ) from exc
+    _audit(
+        user=user,
+        action=OperatorAction.Action.CREATE_ACCOUNT,
+        account=account,
+        target=account.slug,
+        detail=f"{account.name} ({account.timezone})",
+    )
+    return account
+
+
+def owner_invite_by_operator(*, user: AbstractBaseUser, account: Account, email: str, site_url: str) -> OperatorAction:
+    """Onboarding, step two: email the business's owner a one-time link (accounts' invite)."""
+    try:
+        sent = invite_create(account=account, email=email, role=Role.OWNER, invited_by=None, site_url=site_url)
+    except (TeamChangeRefused, InviteNotSent) as exc:
+        raise _refused(
+            user=user,
+            action=OperatorAction.Action.INVITE_OWNER,
+            account=account,
+            target=email.strip()[:100],
+            detail=str(exc),
+            message=str(exc),
+        ) from exc
+    # The audit names the address and the invite, never the link (it is the token).
+    return _audit(
+        user=user,
+        action=OperatorAction.Action.INVITE_OWNER,
+        account=account,
+        target=sent.invite.email[:100],
+        detail=f"invite:{sent.invite.pk}",
+    )

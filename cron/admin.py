@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from cron.models import Alarm, AlarmNotification, ApprovalDigest, DailyMetric, JobRun
+from cron.models import Alarm, AlarmNotification, DailyMetric, JobRun, MorningDigest, PublicationNote
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -39,10 +39,16 @@ class AlarmNotificationAdmin(ReadOnlyAdmin):
     list_select_related = ["alarm"]
 
 
-@admin.register(ApprovalDigest)
-class ApprovalDigestAdmin(ReadOnlyAdmin):
-    list_display = ["account", "day", "drafts", "recipients", "sent_at"]
-    list_select_related = ["account"]
+@admin.register(MorningDigest)
+class MorningDigestAdmin(ReadOnlyAdmin):
+    list_display = ["membership", "day", "drafts", "claimed_at", "sent_at"]
+    list_select_related = ["membership__user", "membership__account"]
+
+
+@admin.register(PublicationNote)
+class PublicationNoteAdmin(ReadOnlyAdmin):
+    list_display = ["publication", "outcome", "created_at", "recipients", "attempts", "delivered_at", "given_up_at"]
+    list_filter = ["outcome", ("delivered_at", admin.EmptyFieldListFilter)]
 
 
 @admin.register(DailyMetric)

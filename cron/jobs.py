@@ -79,8 +79,10 @@ JOBS: tuple[Job, ...] = (
     Job("learn_voices", "posting.voice.services.voices_learn_pending", _hours(1), _minutes(30)),
     Job("compose_drafts", "posting.composer.services.drafts_compose_dispatch", _hours(1), _minutes(30)),
     Job("gate_drafts", "posting.gate.services.drafts_gate_pending", _minutes(5), _minutes(10)),
-    # Every 15 minutes so that each account's morning digest goes out soon after its local hour.
-    Job("send_approval_digests", "cron.notify.approval_digests_send", _minutes(15), _minutes(15)),
+    # Every 15 minutes so that each person's morning digest goes out soon after their chosen local hour.
+    Job("send_approval_digests", "cron.customer_mail.morning_digests_send", _minutes(15), _minutes(15)),
+    # Same-day notes when a post lands or fails: the outcomes seen since the last run, then the outbox.
+    Job("send_same_day_notes", "cron.customer_mail.same_day_notes_send", _minutes(5), _minutes(10)),
     Job("publish_due", "publish.services.publications_publish_due", _minutes(1), _minutes(5)),
     Job("poll_ig_containers", "publish.services.containers_poll", _minutes(1), _minutes(5)),
     Job("reconcile_recent", "reconcile.services.publications_reconcile_due", _minutes(5), _minutes(10)),

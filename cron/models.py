@@ -115,26 +115,70 @@ class AlarmNotification(models.Model):
         return f"{self.event} of alarm {self.alarm_id} by {self.channel} ({state})"
 
 
-class ApprovalDigest(models.Model):
-    """One morning email to an account's members about drafts awaiting approval.
+class MorningDigest(models.Model):
+    """One person's morning email for one account about drafts awaiting approval: the claim.
 
-    The row is the claim: (account, local day) is unique, so however often the digest job
-    runs, and however many workers run it, each account gets at most one digest a day.
+    (membership, local day) is unique and the row is inserted, in its own transaction,
+    before the email is sent: however many scheduler ticks, workers or restarts ask, one
+    person gets at most one digest per account per day. A send that fails deletes its claim
+    so that the next tick tries again; a worker that dies between the send and ``sent_at``
+    leaves the claim, and the person gets no second copy that day.
     """
 
-    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="+")
+    membership = models.ForeignKey("accounts.Membership", on_delete=models.CASCADE, related_name="+")
     # The account's local calendar day the digest belongs to.
     day = models.DateField()
-    sent_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
     drafts = models.PositiveIntegerField(default=0)
-    recipients = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-day"]
-        constraints = [models.UniqueConstraint(fields=["account", "day"], name="approval_digest_once_per_day")]
+        constraints = [models.UniqueConstraint(fields=["membership", "day"], name="morning_digest_once_per_day")]
 
     def __str__(self) -> str:
-        return f"digest {self.account_id} {self.day}"
+        return f"digest {self.membership_id} {self.day}"
+
+
+class PublicationNote(models.Model):
+    """The outbox of same-day notes: one row per publication outcome (landed, failed).
+
+    The notes job writes a row when it sees the outcome (never the publish or reconcile
+    transaction that made it), then claims and sends each row once, with the alarm
+    outbox's habit: a conditional update on ``claimed_until``, retries with backoff,
+    given up after NOTE_ATTEMPTS. The unique key is what makes it once per outcome.
+    """
+
+    class Outcome(models.TextChoices):
+        LANDED = "landed", "Landed"
+        FAILED = "failed", "Failed"
+
+    publication = models.ForeignKey("publish.Publication", on_delete=models.CASCADE, related_name="+")
+    outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    given_up_at = models.DateTimeField(null=True, blank=True)
+    recipients = models.PositiveIntegerField(default=0)
+    # Why the last attempt failed: the kind of error, never an address or a secret.
+    last_error = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["publication", "outcome"], name="publication_note_once_per_outcome")
+        ]
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=Q(delivered_at__isnull=True, given_up_at__isnull=True),
+                name="publication_note_pending",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"note {self.outcome} of publication {self.publication_id}"
 
 
 class DailyMetric(models.Model):
@@ -173,6 +217,8 @@ class OperatorAction(models.Model):
         RESOLVE_ALARM = "resolve_alarm", "Resolve an alarm"
         RETRY_PUBLICATION = "retry_publication", "Retry a failed publication"
         SUPPORT_VIEW = "support_view", "Viewed as the customer sees it"
+        CREATE_ACCOUNT = "create_account", "Created a business"
+        INVITE_OWNER = "invite_owner", "Invited an owner"
 
     user = models.ForeignKey("auth.User", null=True, on_delete=models.SET_NULL, related_name="+")
     # Kept when the user is deleted: the trail must outlive the operator's account.

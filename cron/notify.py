@@ -1,5 +1,5 @@
-"""Notifications: alarms to the operator (email, Sentry, signed webhook) and the customers'
-daily digest of drafts awaiting approval.
+"""Notifications to the operator: alarms by email, Sentry and signed webhook. (The customers'
+emails, the morning digest and same-day notes, are cron/customer_mail.py.)
 
 Alarm notices go through an outbox: detection writes one AlarmNotification per channel
 (``cron.services``), and delivery happens here, outside the watchdog run, one attempt at a
@@ -16,32 +16,24 @@ import logging
 import smtplib
 from collections import Counter
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import requests
 import sentry_sdk
 from django.conf import settings
-from django.core.mail import send_mail, send_mass_mail
-from django.db import IntegrityError, transaction
+from django.core.mail import send_mail
 from django.db.models import F, Q
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import Account
-from accounts.selectors import account_editor_emails
 from cron.alarm_text import account_label, alarm_text, quoted
 from cron.errors import NotificationFailed, NotificationRetry
-from cron.models import Alarm, AlarmNotification, ApprovalDigest
-from posting.selectors import drafts_awaiting_approval
+from cron.models import Alarm, AlarmNotification
 
 logger = logging.getLogger(__name__)
 
 SIGNATURE_HEADER = "X-Landed-Signature"
-# A digest lists this many drafts and links to the rest: it is a nudge, not the approval page.
-DIGEST_MAX_DRAFTS = 10
 
 
 # How long a worker holds a notification while it sends it: far longer than any one send
@@ -243,66 +235,3 @@ CHANNEL_SENDERS: dict[str, Callable[..., bool]] = {
     AlarmNotification.Channel.SENTRY: _alarm_sentry,
     AlarmNotification.Channel.WEBHOOK: _alarm_webhook,
 }
-
-
-# --- Approval digests -------------------------------------------------------------------
-
-
-def approval_digests_send() -> dict[str, int]:
-    """Email each active account's approvers the drafts awaiting them, once per local day.
-
-    An account's day and morning are its own (Account.timezone), so a digest goes out at
-    APPROVAL_DIGEST_LOCAL_HOUR local time on both sides of a DST change. The digest row
-    and the email share one transaction: a failed send leaves no row, and the next run
-    tries again.
-    """
-    now = timezone.now()
-    counts: Counter[str] = Counter()
-    for account in Account.objects.filter(paused=False):
-        local_now = _local_time(account=account, at=now)
-        if local_now.hour < settings.APPROVAL_DIGEST_LOCAL_HOUR:
-            continue
-        day = local_now.date()
-        if ApprovalDigest.objects.filter(account=account, day=day).exists():
-            continue
-        waiting = drafts_awaiting_approval(account=account)
-        total = waiting.count()
-        if total == 0:
-            continue
-        recipients = account_editor_emails(account=account)
-        if not recipients:
-            counts["no_recipients"] += 1
-            continue
-        subject = f"{total} draft{'s' if total != 1 else ''} for {account.name} awaiting your approval"
-        shown = list(waiting[:DIGEST_MAX_DRAFTS])
-        body = render_to_string(
-            "cron/email/approval_digest.txt",
-            {
-                "account": account,
-                "drafts": shown,
-                "total": total,
-                "more": total - len(shown),
-                "url": settings.SITE_URL + reverse("drafts", kwargs={"slug": account.slug}),
-            },
-        )
-        try:
-            with transaction.atomic():
-                ApprovalDigest.objects.create(account=account, day=day, drafts=total, recipients=len(recipients))
-                send_mass_mail([(subject, body, settings.DEFAULT_FROM_EMAIL, [email]) for email in recipients])
-        except IntegrityError:
-            continue  # Another worker sent today's digest for this account.
-        except (smtplib.SMTPException, OSError) as exc:
-            logger.warning("approval digest for account %s not sent: %s", account.pk, type(exc).__name__)
-            counts["failed"] += 1
-            continue
-        counts["digests_sent"] += 1
-        counts["emails_sent"] += len(recipients)
-    return {"digests_sent": 0, "emails_sent": 0, **counts}
-
-
-def _local_time(*, account: Account, at: datetime) -> datetime:
-    try:
-        return at.astimezone(ZoneInfo(account.timezone))
-    except (ZoneInfoNotFoundError, ValueError):
-        # An unusable timezone must not stop the digest: fall back to UTC.
-        return at.astimezone(ZoneInfo("UTC"))

@@ -21,7 +21,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from accounts.models import Account
 from cron.errors import JobResultInvalid, JobRunNotEnqueued
 from cron.jobs import job_get
-from cron.models import Alarm, AlarmNotification, ApprovalDigest, DailyMetric, JobRun
+from cron.models import Alarm, AlarmNotification, DailyMetric, JobRun, MorningDigest, PublicationNote
 from cron.notify import alarm_channels_configured, customer_text
 from posting.selectors import account_funnel
 
@@ -392,6 +392,12 @@ def old_records_cleanup() -> dict[str, int]:
         .values("latest")
     )
     runs, _ = JobRun.objects.filter(slot__lt=run_cutoff).exclude(id__in=latest_ids).delete()
-    digests, _ = ApprovalDigest.objects.filter(sent_at__lt=run_cutoff).delete()
+    digests, _ = MorningDigest.objects.filter(claimed_at__lt=run_cutoff).delete()
+    notes, _ = PublicationNote.objects.filter(created_at__lt=run_cutoff).delete()
     alarms, _ = Alarm.objects.filter(resolved_at__lt=now - timedelta(days=settings.ALARM_RETENTION_DAYS)).delete()
-    return {"job_runs_deleted": runs, "digests_deleted": digests, "alarms_deleted": alarms}
+    return {
+        "job_runs_deleted": runs,
+        "digests_deleted": digests,
+        "notes_deleted": notes,
+        "alarms_deleted": alarms,
+    }

@@ -269,6 +269,61 @@ def ops_publication_retry(request: HttpRequest, publication_id: int) -> HttpResp
     return redirect("ops")
 
 
+@login_required
+@require_POST
+def ops_account_create(request: HttpRequest) -> HttpResponse:
+    """Onboard a business: create it (name, slug, time zone) and, with an address given,
+    invite its owner. Each step is its own audited action; a refused invite leaves the
+    created business in place for a second try from its row."""
+    from cron.actions import ActionRefused, account_create_by_operator, owner_invite_by_operator
+
+    _staff_only(request)
+    operator = _staff_user(request)
+    try:
+        account = account_create_by_operator(
+            user=operator,
+            name=request.POST.get("name", ""),
+            slug=request.POST.get("slug", ""),
+            timezone_name=request.POST.get("timezone", "").strip() or "UTC",
+        )
+    except ActionRefused as exc:
+        messages.error(request, f"Business not created: {exc}")
+        return redirect(f"{reverse('ops')}#onboard")
+    messages.success(request, f"{account.name} created ({account.slug}).")
+    email = request.POST.get("owner_email", "").strip()
+    if email:
+        try:
+            owner_invite_by_operator(user=operator, account=account, email=email, site_url=_site_url(request))
+        except ActionRefused as exc:
+            messages.error(request, f"Owner not invited: {exc}")
+        else:
+            messages.success(request, f"Invitation sent to {email.lower()} as owner of {account.name}.")
+    return redirect(f"{reverse('ops')}#account-{account.slug}")
+
+
+@login_required
+@require_POST
+def ops_owner_invite(request: HttpRequest, slug: str) -> HttpResponse:
+    """Invite (or invite again) the owner of a business by email."""
+    from cron.actions import ActionRefused, owner_invite_by_operator
+
+    _staff_only(request)
+    account = get_object_or_404(Account, slug=slug)
+    email = request.POST.get("email", "")
+    try:
+        owner_invite_by_operator(user=_staff_user(request), account=account, email=email, site_url=_site_url(request))
+    except ActionRefused as exc:
+        messages.error(request, f"Owner not invited: {exc}")
+    else:
+        messages.success(request, f"Invitation sent to {email.strip().lower()} as owner of {account.name}.")
+    return redirect(f"{reverse('ops')}#account-{account.slug}")
+
+
+def _site_url(request: HttpRequest) -> str:
+    # The address staff use (a Host ALLOWED_HOSTS accepted), as Django's password reset does.
+    return request.build_absolute_uri("/").rstrip("/")
+
+
 SUPPORT_PAGES = ("drafts", "queue", "history")
 
 
@@ -280,9 +335,10 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
     decides. Every opening is recorded (who, when, which account, which page) and listed on
     the console. Staff are not members, so the customer's own approve route stays a 404 to them."""
     from cron.actions import support_view_record
+    from posting.cards import draft_cards_html
     from posting.composer.selectors import skipped_stories_recent
     from posting.models import Draft
-    from posting.selectors import draft_cards, drafts_awaiting_approval, drafts_held_back, history_rows, queue_page
+    from posting.selectors import drafts_awaiting_page, drafts_held_back, history_rows, queue_page
     from publish.models import Publication
 
     _staff_only(request)
@@ -291,10 +347,13 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
         raise Http404("No such customer page.")
     support_view_record(user=_staff_user(request), account=account, page=page)
     messages.info(request, f"Support view of {account.name} ({account.slug}): read only, and recorded.")
+    number = request.GET.get("page")
     if page == "drafts":
+        awaiting, pager = drafts_awaiting_page(account=account, number=number)
         context = {
             "account": account,
-            "awaiting": draft_cards(drafts=drafts_awaiting_approval(account=account)),
+            "cards": draft_cards_html(request, account=account, drafts=awaiting, can_decide=False),
+            "pager": pager,
             "held_back": drafts_held_back(account=account)[:20],
             "can_decide": False,
             "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
@@ -304,14 +363,21 @@ def ops_support_view(request: HttpRequest, slug: str, page: str) -> HttpResponse
         return render(request, "posting/drafts.html", context)
     if page == "queue":
         context = {
-            **queue_page(account=account, move_choices=0),
+            **queue_page(account=account, move_choices=0, number=number),
             "weekdays": [],
             "can_decide": False,
             "is_owner": False,
             "support_view": True,
         }
         return render(request, "posting/queue.html", context)
-    rows, zone = history_rows(account=account)
+    rows, zone, pager = history_rows(account=account, number=number)
     landed = Publication.objects.filter(account=account).landed().count()
-    context = {"account": account, "rows": rows, "zone": zone, "landed": landed, "support_view": True}
+    context = {
+        "account": account,
+        "rows": rows,
+        "zone": zone,
+        "pager": pager,
+        "landed": landed,
+        "support_view": True,
+    }
     return render(request, "posting/history.html", context)

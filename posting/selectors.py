@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from django.db.models import QuerySet
+from django.core.paginator import Paginator
+from django.db.models import Model, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -30,6 +30,49 @@ def drafts_awaiting_approval(*, account: Account) -> QuerySet[Draft]:
         .defer("article__text")
         .order_by("-created_at")
     )
+
+
+# Cards per page on Drafts, Queue and History: a page a phone scrolls through, and a fixed
+# amount of rendering per request however many rows the account has (issue 11: fast).
+PAGE_SIZE = 20
+
+
+@dataclass(frozen=True)
+class Pager:
+    """Where a page of cards sits: "Newer" goes towards page 1, "Older" away from it."""
+
+    number: int
+    pages: int
+    count: int
+    newer: int | None
+    older: int | None
+
+    @property
+    def several(self) -> bool:
+        return self.pages > 1
+
+
+def page_of[Row: Model](
+    rows: QuerySet[Row], *, number: str | int | None, size: int = PAGE_SIZE
+) -> tuple[list[Row], Pager]:
+    """One page of an ordered queryset (two queries: the count and the page). A page number
+    that is not a number reads page 1, and one past the end the last page: a stale link
+    (drafts decided since) still shows cards, never an error."""
+    paginator = Paginator(rows, size)
+    page = paginator.get_page(number)
+    pager = Pager(
+        number=page.number,
+        pages=paginator.num_pages,
+        count=paginator.count,
+        newer=page.previous_page_number() if page.has_previous() else None,
+        older=page.next_page_number() if page.has_next() else None,
+    )
+    return list(page.object_list), pager
+
+
+def drafts_awaiting_page(*, account: Account, number: str | int | None = None) -> tuple[list[Draft], Pager]:
+    """One page of the drafts awaiting approval, newest first."""
+    return page_of(drafts_awaiting_approval(account=account), number=number)
 
 
 def account_rejection_reasons(*, account: Account, limit: int = 10) -> list[str]:
@@ -262,33 +305,41 @@ def draft_preview(*, draft: Draft) -> DraftPreview:
     )
 
 
-def draft_cards(*, drafts: Iterable[Draft]) -> list[dict[str, object]]:
-    """The drafts page's cards: each draft with its platform preview (the customer's page and
-    the operator's read-only support view render the same cards)."""
-    return [{"d": d, "preview": draft_preview(draft=d)} for d in drafts]
-
-
-def history_rows(*, account: Account) -> tuple[list[dict[str, object]], str]:
-    """History's rows (a publication, its outcome in plain words with the next step, its
-    latest engagement) and the account's time zone they are told in."""
-    publications = list(
+def history_rows(*, account: Account, number: str | int | None = None) -> tuple[list[dict[str, object]], str, Pager]:
+    """One page of History's rows (a publication, its outcome in plain words with the next
+    step, its latest engagement, their times already told in the account's zone), the zone,
+    and where the page sits."""
+    publications, pager = page_of(
         Publication.objects.filter(account=account)
         .select_related("channel")
         # "engagement": reconcile's snapshots of each post (newest first, by their ordering),
         # read through the relation: posting never imports reconcile.
         .prefetch_related("attempts", "engagement")
-        .order_by("-created_at")[:100]
+        .order_by("-created_at", "-pk"),
+        number=number,
     )
     zone = slots.account_zone(account)
-    rows: list[dict[str, object]] = [
-        {
-            "p": p,
-            "outcome": publication_outcome(publication=p, zone=zone),
-            "engagement": next(iter(p.engagement.all()), None),
-        }
-        for p in publications
-    ]
-    return rows, zone.key
+    rows: list[dict[str, object]] = []
+    for p in publications:
+        engagement = next(iter(p.engagement.all()), None)
+        rows.append(
+            {
+                "p": p,
+                "outcome": publication_outcome(publication=p, zone=zone),
+                "engagement": engagement,
+                # Formatted here, once, rather than by the template's timezone and date filters.
+                "landed_at": local_day_time(p.landed_at, zone) if p.landed_at else "",
+                "engagement_at": local_day_time(engagement.fetched_at, zone) if engagement is not None else "",
+                "paused_until": local_day_time(p.channel.paused_until, zone) if p.channel.paused_until else "",
+            }
+        )
+    return rows, zone.key, pager
+
+
+def local_day_time(at: datetime, zone: ZoneInfo) -> str:
+    """A time as History tells it, in the customer's zone: "1 Dec, 14:00"."""
+    local = at.astimezone(zone)
+    return f"{local.day} {local:%b, %H:%M}"
 
 
 def local_short(at: datetime, zone: ZoneInfo) -> str:
@@ -297,13 +348,14 @@ def local_short(at: datetime, zone: ZoneInfo) -> str:
     return f"{local:%a} {local.day} {local:%b, %H:%M}"
 
 
-def queue_page(*, account: Account, move_choices: int) -> dict[str, object]:
-    """What goes out when, in the account's time zone, and the posting times per platform:
-    the Queue page's reads (the customer's page and the operator's read-only support view)."""
+def queue_page(*, account: Account, move_choices: int, number: str | int | None = None) -> dict[str, object]:
+    """What goes out when (one page of it), in the account's time zone, and the posting times
+    per platform: the Queue page's reads (the customer's page and the operator's read-only
+    support view)."""
     account = Account.objects.prefetch_related("posting_slots").get(pk=account.pk)
     zone = slots.account_zone(account)
     now = timezone.now()
-    queued = list(publish_selectors.publications_queued(account_id=account.pk))
+    queued, pager = page_of(publish_selectors.publications_queued(account_id=account.pk), number=number)
     # The free slots offered for "Move" are the channel's, computed once per channel, not per post.
     free_by_channel: dict[int, list[tuple[str, str]]] = {}
     for publication in queued:
@@ -314,11 +366,16 @@ def queue_page(*, account: Account, move_choices: int) -> dict[str, object]:
                 for at in slots.slots_free(account=account, channel=publication.channel, after=now, limit=move_choices)
             ]
     rows = [
-        {"publication": p, "free": free_by_channel[p.channel_id], "at": local_short(p.scheduled_for, zone)}
+        {
+            "publication": p,
+            "free": free_by_channel[p.channel_id],
+            "at": local_short(p.scheduled_for, zone),
+            "paused_until": local_day_time(p.channel.paused_until, zone) if p.channel.paused_until else "",
+        }
         for p in queued
     ]
     rhythms = [
         {"platform": platform, "rhythm": slots.account_rhythm(account=account, platform=platform.value)}
         for platform in Platform
     ]
-    return {"account": account, "zone": str(zone.key), "rows": rows, "rhythms": rhythms}
+    return {"account": account, "zone": str(zone.key), "rows": rows, "rhythms": rhythms, "pager": pager}

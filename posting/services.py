@@ -24,6 +24,13 @@ from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.gate.services import draft_gate
 from posting.models import Draft, DraftRevision, TextSHA256, text_sha256_of
 from posting.review.services import review_decided, review_edited
+from publish.disconnect import (
+    Disconnected,
+    channel_for_disconnect,
+    channel_token_revoke,
+    channels_mark_disconnected,
+    channels_sharing_connection,
+)
 from publish.limits import platform_limit_broken
 from publish.models import Publication
 from publish.services import publication_enqueue, publication_schedule, publications_withdraw
@@ -244,3 +251,24 @@ def account_settings_update(*, account: Account, timezone_name: str, paused: boo
     )
     account.refresh_from_db()
     return account
+
+
+def channel_disconnect(*, account: Account, channel_id: int, user: User) -> Disconnected:
+    """The owner disconnects a channel, with any channel posting through the same token
+    (publish/disconnect.py). Our token is revoked at the platform first, outside any
+    transaction (a network call); then one transaction marks the channels disconnected with
+    their tokens deleted, withdraws their queued publications and returns those drafts to
+    Drafts (awaiting approval, their fact check kept).
+
+    Raises Channel.DoesNotExist for another account's channel and DisconnectRefused when
+    nothing changed (already disconnected, or the platform did not answer).
+    """
+    channel = channel_for_disconnect(account=account, channel_id=channel_id)
+    together = channels_sharing_connection(channel=channel)
+    revoke = channel_token_revoke(channel=channel)
+    with transaction.atomic():
+        result = channels_mark_disconnected(channels=together, user=user, revoke=revoke)
+        Draft.objects.filter(account=account, pk__in=result.withdrawn_draft_ids, status=Draft.Status.APPROVED).update(
+            status=Draft.Status.GATED, decided_by=None, decided_at=None
+        )
+    return result

@@ -23,4 +23,11 @@ urlpatterns = [
     path("a/<slug:slug>/history/", views.history, name="history"),
     path("a/<slug:slug>/history/<int:publication_id>/retry/", views.history_retry, name="history-retry"),
     path("a/<slug:slug>/settings/", views.account_settings, name="settings"),
+    # Under channels/ with the Channels page (publish), but posting's: it returns queued drafts.
+    path(
+        "a/<slug:slug>/channels/<int:channel_id>/disconnect/",
+        views.channel_disconnect,
+        name="channel-disconnect",
+    ),
+    path("a/<slug:slug>/settings/notifications/", views.notification_settings, name="settings-notifications"),
 ]

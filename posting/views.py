@@ -8,18 +8,23 @@ from __future__ import annotations
 
 import zoneinfo
 from datetime import datetime
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.utils.html import format_html_join
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.access import AuthenticatedHttpRequest, member_required
 from accounts.models import Account, Platform
 from accounts.selectors import accounts_for_member, member_may_edit, membership_role
-from posting import selectors, services
+from notifications import selectors as notification_selectors
+from notifications import services as notification_services
+from notifications.errors import NotificationSettingsInvalid
+from posting import cards, selectors, services
 from posting.composer.selectors import skipped_stories_recent
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.models import Draft, DraftRevision
@@ -27,9 +32,10 @@ from posting.review.services import Opened, approval_pace_note_for, review_opene
 from posting.templatetags.drafts_ui import first_words as _first_words
 from publish import services as publish_services
 from publish import slots
+from publish.disconnect import DisconnectRefused, channel_queued_count, channels_sharing_connection
 from publish.errors import NoConnectedChannel, NoFreeSlot, PublishNotEnqueued, QueueChangeRefused
 from publish.limits import MAX_CHARS
-from publish.models import PostingSlot, Publication
+from publish.models import Channel, PostingSlot, Publication
 
 # How many free posting times the "Move" list offers per post.
 MOVE_CHOICES = 12
@@ -48,17 +54,20 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "posting/home.html", {"accounts": accounts})
 
 
+@require_GET
 @member_required
 def drafts(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
-    awaiting = list(selectors.drafts_awaiting_approval(account=account))
-    if _can_decide(request, account):
+    awaiting, pager = selectors.drafts_awaiting_page(account=account, number=request.GET.get("page"))
+    can_decide = _can_decide(request, account)
+    if can_decide:
         reviews_shown(drafts=awaiting)  # review discipline: when each was first put before an approver
     context = {
         "account": account,
         "undo": request.session.pop(UNDO_SESSION_KEY, None),
-        "awaiting": [{"d": d, "preview": selectors.draft_preview(draft=d)} for d in awaiting],
+        "cards": cards.draft_cards_html(request, account=account, drafts=awaiting, can_decide=can_decide),
+        "pager": pager,
         "held_back": selectors.drafts_held_back(account=account)[:20],
-        "can_decide": _can_decide(request, account),
+        "can_decide": can_decide,
         "in_gate": Draft.objects.filter(account=account, status=Draft.Status.DRAFTED).count(),
         "skipped": skipped_stories_recent(account=account),
     }
@@ -188,8 +197,8 @@ def drafts_undo(request: AuthenticatedHttpRequest, account: Account) -> HttpResp
     if _inplace(request) and len(ids) == 1:
         draft = get_object_or_404(Draft, pk=ids[0], account=account)
         if undone and draft.is_awaiting_approval:
-            card = {"account": account, "d": draft, "preview": selectors.draft_preview(draft=draft), "can_decide": True}
-            return render(request, "posting/_draft_card.html", card)
+            (card,) = cards.draft_cards_html(request, account=account, drafts=[draft], can_decide=True)
+            return HttpResponse(card)
         said = "Undone: back in drafts." if undone else ""
         return _decided(request, account, draft, said=said, error="; ".join(refused))
     if undone:
@@ -221,15 +230,17 @@ def draft_edit(request: AuthenticatedHttpRequest, account: Account, draft_id: in
     return redirect("draft", slug=account.slug, draft_id=draft.pk)
 
 
+@require_GET
 @member_required
 def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
-    rows, zone = selectors.history_rows(account=account)
+    rows, zone, pager = selectors.history_rows(account=account, number=request.GET.get("page"))
     # Every landed post of the account, by the one definition, not just the rows shown.
     landed = Publication.objects.filter(account=account).landed().count()
     context = {
         "account": account,
         "rows": rows,
         "zone": zone,
+        "pager": pager,
         "landed": landed,
         "rejected": selectors.drafts_rejected_recent(account=account),
         "can_decide": _can_decide(request, account),
@@ -241,7 +252,15 @@ def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse
 @member_required
 def queue(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """What goes out when, in the account's time zone, and the posting times per platform."""
-    page = selectors.queue_page(account=account, move_choices=MOVE_CHOICES)
+    page = selectors.queue_page(account=account, move_choices=MOVE_CHOICES, number=request.GET.get("page"))
+    # Every post on a channel offers the same free times: their <option>s are built once per
+    # channel, not once per post by the template.
+    options: dict[int, str] = {}
+    for row in cast(list[dict[str, Any]], page["rows"]):
+        channel_id = row["publication"].channel_id
+        if channel_id not in options:
+            options[channel_id] = format_html_join("", '<option value="{}">{}</option>', row["free"])
+        row["free_options"] = options[channel_id]
     context = {
         **page,
         "weekdays": PostingSlot.Weekday.choices,
@@ -330,11 +349,13 @@ def queue_times(request: AuthenticatedHttpRequest, account: Account) -> HttpResp
 
 @member_required
 def account_settings(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
-    """The owner's settings: time zone, pause/resume posting, article images."""
-    if not _may_change_settings(request, account):
-        raise PermissionDenied("Only the owner changes settings.")
+    """Settings: every member's own emails for this account; the owner's account-wide
+    settings (time zone, pause/resume posting, article images) below, for the owner only."""
+    is_owner = _may_change_settings(request, account)
     error = ""
     if request.method == "POST":
+        if not is_owner:
+            raise PermissionDenied("Only the owner changes settings.")
         try:
             services.account_settings_update(
                 account=account,
@@ -347,8 +368,76 @@ def account_settings(request: AuthenticatedHttpRequest, account: Account) -> Htt
         else:
             messages.success(request, "Settings saved.")
             return redirect("settings", slug=account.slug)
-    context = {"account": account, "zones": TIME_ZONES, "error": error}
-    return render(request, "posting/settings.html", context, status=400 if error else 200)
+    return _settings_page(request, account, error=error, status=400 if error else 200)
+
+
+@require_POST
+@member_required
+def notification_settings(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+    """A member's own emails for this account (any role: they are nobody else's)."""
+    membership = notification_selectors.membership_of(user=request.user, account=account)
+    try:
+        notification_services.notification_settings_update(
+            membership=membership,
+            digest=request.POST.get("digest") == "on",
+            digest_hour=request.POST.get("digest_hour", ""),
+            same_day=request.POST.get("same_day") == "on",
+        )
+    except NotificationSettingsInvalid as exc:
+        return _settings_page(request, account, notifications_error=str(exc), status=400)
+    messages.success(request, "Your emails for this business are saved.")
+    return redirect("settings", slug=account.slug)
+
+
+def _settings_page(
+    request: AuthenticatedHttpRequest, account: Account, *, error: str = "", notifications_error: str = "", status: int
+) -> HttpResponse:
+    membership = notification_selectors.membership_of(user=request.user, account=account)
+    context = {
+        "account": account,
+        "zones": TIME_ZONES,
+        "error": error,
+        "is_owner": _may_change_settings(request, account),
+        "notifications": notification_selectors.member_preferences(membership=membership),
+        "notifications_error": notifications_error,
+        "hours": [(hour, f"{hour:02d}:00") for hour in range(24)],
+        "email": request.user.email,
+    }
+    return render(request, "posting/settings.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@member_required
+def channel_disconnect(request: AuthenticatedHttpRequest, account: Account, channel_id: int) -> HttpResponse:
+    """The owner disconnects a channel: a confirm page (GET), then the disconnect (POST)."""
+    if not _may_change_settings(request, account):
+        raise PermissionDenied("Only the owner disconnects channels.")
+    channel = get_object_or_404(Channel, pk=channel_id, account=account)
+    if request.method == "POST":
+        try:
+            result = services.channel_disconnect(account=account, channel_id=channel.pk, user=request.user)
+        except DisconnectRefused as exc:
+            messages.error(request, str(exc))
+            return redirect("channels:page", slug=account.slug)
+        names = " and ".join(str(c) for c in result.channels)
+        said = f"Disconnected {names}. Posts already made stay on the History page."
+        if result.withdrawn_draft_ids:
+            count = len(result.withdrawn_draft_ids)
+            said += f" {count} queued post{'s' if count != 1 else ''} went back to Drafts."
+        said += " " + ("Our access was revoked at Facebook." if result.revoke.revoked else result.revoke.detail)
+        messages.success(request, said)
+        return redirect("channels:page", slug=account.slug)
+    if channel.status == Channel.Status.DISCONNECTED:
+        messages.info(request, f"{channel} is already disconnected.")
+        return redirect("channels:page", slug=account.slug)
+    together = channels_sharing_connection(channel=channel)
+    context = {
+        "account": account,
+        "channel": channel,
+        "also": together[1:],
+        "queued": channel_queued_count(channels=together),
+    }
+    return render(request, "posting/channel_disconnect.html", context)
 
 
 @require_POST

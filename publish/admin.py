@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
-from publish.models import Channel, Publication, PublishAttempt
+from publish.models import Channel, ChannelDisconnect, Publication, PublishAttempt
 
 
 @admin.register(Channel)
@@ -25,6 +25,24 @@ class ChannelAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # Channels are bound by the connect flow, which is what stores an encrypted token.
+        return False
+
+
+@admin.register(ChannelDisconnect)
+class ChannelDisconnectAdmin(admin.ModelAdmin):
+    """The audit trail of disconnects: read only, nobody edits history."""
+
+    list_display = ["channel", "account", "username", "created_at", "revoked", "withdrawn", "revoke_detail"]
+    list_filter = ["revoked"]
+    list_select_related = ["channel", "account"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
 

@@ -149,6 +149,11 @@ class GraphClient:
         """POST. A 2xx without every ``expect`` field is garbage, hence UnknownOutcome."""
         return self._request("POST", path, kind=kind, fields=dict(data or {}), write=True, expect=expect)
 
+    def delete(self, path: str, *, kind: str, params: Mapping[str, Any] | None = None) -> GraphResponse:
+        """DELETE (giving up a permission grant). Classified like a write: an answer we did
+        not get may mean it took effect, so a timeout raises UnknownOutcome."""
+        return self._request("DELETE", path, kind=kind, fields=dict(params or {}), write=True, expect=("success",))
+
     # --- internals --------------------------------------------------------------------
 
     def _request(
@@ -195,6 +200,8 @@ class GraphClient:
         try:
             if method == "GET":
                 raw = self._session.get(url, params=payload, **options)
+            elif method == "DELETE":
+                raw = self._session.delete(url, params=payload, **options)
             else:
                 raw = self._session.post(url, data=payload, **options)
             content = _read_capped(raw)

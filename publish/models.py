@@ -20,6 +20,9 @@ class Channel(models.Model):
         CONNECTED = "connected", "Connected"
         NEEDS_RECONNECT = "needs_reconnect", "Needs reconnect"
         REVOKED = "revoked", "Revoked"
+        # The owner disconnected it: our token revoked at the platform and deleted here. Its
+        # publications and their history stay; connecting the same Page again rebinds it.
+        DISCONNECTED = "disconnected", "Disconnected"
 
     account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="channels")
     platform = models.CharField(max_length=32, choices=Platform.choices)
@@ -56,6 +59,29 @@ class Channel(models.Model):
         if self.throttled_until is not None and self.throttled_until > timezone.now():
             return self.throttled_until
         return None
+
+
+class ChannelDisconnect(models.Model):
+    """The audit row of one disconnect: who, when, what the platform said, what left the queue."""
+
+    channel = models.ForeignKey(Channel, on_delete=models.CASCADE, related_name="disconnects")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # Kept when the user is deleted: the trail must outlive the person.
+    username = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # True when the platform confirmed the revoke (or said the token was already dead).
+    revoked = models.BooleanField(default=False)
+    # Why the token was not revoked at the platform, in words; never the token.
+    revoke_detail = models.CharField(max_length=300, blank=True)
+    # Queued publications taken back to drafts.
+    withdrawn = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.username} disconnected channel {self.channel_id}"
 
 
 class OAuthClaim(models.Model):

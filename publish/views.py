@@ -10,7 +10,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.access import AuthenticatedHttpRequest, member_required
-from accounts.models import Account, Platform
+from accounts.models import Account, Platform, Role
+from accounts.selectors import membership_role
 from publish.oauth import graph_auth, selectors, services
 from publish.oauth.errors import ConnectAlreadyDone, ConnectError, PermissionsDeclined
 
@@ -25,6 +26,8 @@ def channels_page(request: AuthenticatedHttpRequest, account: Account) -> HttpRe
             "account": account,
             "channels": selectors.channels_for_account(account=account),
             "can_connect": selectors.member_can_connect(user=request.user, account=account),
+            # Disconnecting is the owner's alone (it revokes access and empties the queue).
+            "can_disconnect": membership_role(user=request.user, account=account) == Role.OWNER,
         },
     )
 
@@ -34,7 +37,7 @@ def channels_page(request: AuthenticatedHttpRequest, account: Account) -> HttpRe
 def connect_start(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """Mint a claim and send the browser to the Facebook Login dialog."""
     if not selectors.member_can_connect(user=request.user, account=account):
-        return HttpResponseForbidden("Only owners and editors can connect channels.")
+        return HttpResponseForbidden("Only the owner connects channels.")
     if not request.session.session_key:
         request.session.save()
     claim = services.oauth_claim_mint(

@@ -125,6 +125,8 @@ def landed_recheck() -> dict[str, int]:
         # Not yet re-read since landing (the landing read sets last_read_at ≈ landed_at).
         .filter(Q(last_read_at__isnull=True) | Q(last_read_at__lt=F("landed_at") + timedelta(hours=1)))
         .exclude(channel__throttled_until__gt=now)
+        # The owner disconnected it: we hold no token, and no read could tell live from gone.
+        .exclude(channel__status=Channel.Status.DISCONNECTED)
         .select_related("channel")
         .order_by("landed_at")[:SWEEP_BATCH]
     )
@@ -166,6 +168,7 @@ def engagement_fetch() -> dict[str, int]:
         Publication.objects.filter(status=Status.LANDED, landed_at__gte=now - ENGAGEMENT_WINDOW)
         .exclude(engagement__fetched_at__gte=now - ENGAGEMENT_EVERY)
         .exclude(channel__throttled_until__gt=now)
+        .exclude(channel__status=Channel.Status.DISCONNECTED)  # no token to read with
         .select_related("channel")
         .order_by("landed_at")[:SWEEP_BATCH]
     )

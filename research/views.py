@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from accounts.access import member_required
 from accounts.models import Account
@@ -25,6 +25,7 @@ from research.forms import IndustryForm, OpmlUploadForm, SourceAddForm
 ARTICLE_WINDOW = timedelta(days=7)
 
 
+@require_GET
 @member_required
 def sources(request: HttpRequest, account: Account) -> HttpResponse:
     sources = list(selectors.sources_for_account(account=account))

@@ -13,7 +13,7 @@ from graphlib import CycleError, TopologicalSorter
 
 import grimp
 
-PRODUCT = ("config", "accounts", "posting", "research", "publish", "reconcile", "cron")
+PRODUCT = ("config", "accounts", "notifications", "posting", "research", "publish", "reconcile", "cron")
 # docs/ARCHITECTURE.md, "Layers": every edge a product app may have to another.
 DECLARED = {
     ("config", "cron"),
@@ -22,6 +22,9 @@ DECLARED = {
     ("cron", "research"),
     ("cron", "publish"),
     ("cron", "reconcile"),
+    ("cron", "notifications"),
+    ("posting", "notifications"),
+    ("notifications", "accounts"),
     ("posting", "accounts"),
     ("posting", "research"),
     ("posting", "publish"),

@@ -1,5 +1,5 @@
 """Facebook Login and Instagram Login, emulated: consent dialog, code and token exchanges,
-/me, /me/permissions, /me/accounts, debug_token.
+/me, /me/permissions (GET, and DELETE to revoke), /me/accounts, debug_token.
 
 Follows docs/meta-graph-api.md section 1. Codes are single-use and consumed with a conditional
 update, so two racing callbacks exchanging one code see exactly one success; every
@@ -58,6 +58,7 @@ class OAuthEndpoints:
             ("GET", "/debug_token"): self.debug_token,
             ("GET", "/me"): self.me,
             ("GET", "/me/permissions"): self.me_permissions,
+            ("DELETE", "/me/permissions"): self.me_permissions_revoke,
             ("GET", "/me/accounts"): self.me_accounts,
         }.get((req.method, req.path.rstrip("/") or "/"))
         return route(req) if route is not None else None
@@ -376,6 +377,16 @@ class OAuthEndpoints:
         permissions = json.loads(user["permissions"]) if user else {}
         data = [{"permission": name, "status": status} for name, status in permissions.items()]
         return Response(body={"data": data})
+
+    def me_permissions_revoke(self, req: Request) -> Response:
+        """``DELETE /me/permissions``: the app gives up the grant behind this token. The token,
+        and every token minted from it, is dead from now on (190/458, "the user has not
+        authorized application"), as after a user removes the app in their settings."""
+        token = self.api.token(req)
+        self.store.execute(
+            "UPDATE tokens SET invalid_subcode = 458 WHERE token = ? OR parent = ?", (token["token"], token["token"])
+        )
+        return Response(body={"success": True})
 
     def me_accounts(self, req: Request) -> Response:
         token = self.api.token(req)

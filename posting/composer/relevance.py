@@ -20,6 +20,12 @@ that name itself or the name ends in a trade word (Kestrel Audio); relevant need
 two of the business's words or a trade word in the headline, never one word of a short
 article; and words the business writes only in names (its town) are never that evidence.
 
+And a shared word is not a shared trade: the article must use a word of what the business *is*
+(its trade's words; for a trade we have no vocabulary for, what most of its posts are about,
+never its names' words or numbers), in the business's sense: in a headline or paragraph that
+also uses another of its words. A railway's engine shed is not the Engine Shed brewery's story,
+a family tree not a tree surgeon's, the football club's hot drinks not a chess club's.
+
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
 """
@@ -61,6 +67,11 @@ EVIDENCE_MIN = 0.5
 TITLE_WEIGHT = 2.0
 MATCHED_SHOWN = 8
 
+# A business no trade vocabulary of ours describes is, besides its industry's words, what this
+# many of its posts (and this share of them) keep writing about.
+SUBJECT_MIN_POSTS = 3
+SUBJECT_MIN_SHARE = 0.15
+
 WEIGHT_VOCABULARY = 0.8
 WEIGHT_INDUSTRY = 1.0
 WEIGHT_TOPIC = 1.0
@@ -72,6 +83,9 @@ WEIGHT_PAST_POST_MANY = 1.0
 URL_RE = re.compile(r"https?://\S+|www\.\S+")
 # Letters of any script ("café", "Zoë"), then letters or digits, joined by hyphens or apostrophes.
 WORD_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'][^\W_]+)*")
+# A paragraph ends at a line break: the evaluation's files put a blank line between
+# paragraphs, the research extractor one newline.
+PARAGRAPH_SPLIT_RE = re.compile(r"\s*\n\s*")
 # One sentence of an article (or its headline): names are told from words by capitals, and a
 # sentence's first word is capitalised whatever it is.
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?:;])[\"'\u201d\u2019)]*\s+|\n+")
@@ -129,6 +143,10 @@ STOPWORDS = frozenset(
     organisation organization association society institute university hospital centre center office
     morning evening night hour hours minute minutes second seconds date dates month annual""")
 )
+# Numbers and clock marks a business writes in most posts ("7pm", "twenty boards"): never what it is.
+NUMBER_WORDS = frozenset(
+    _split("pm am seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety")
+)
 
 
 @dataclass(frozen=True)
@@ -155,6 +173,10 @@ class BusinessTopic:
     # Words it writes only inside names (its town, a beach, a school): they say where, not
     # what, so they add to the share but are never the evidence.
     place_words: frozenset[str] = frozenset()
+    # What it is, one of which an article must use in its sense: its trade's words and, when no
+    # trade vocabulary of ours describes it, the words most of its posts are about ("paddle"
+    # for a kayak firm whose industry line says only "sea kayak hire"), never its names' words.
+    subject_terms: frozenset[str] = frozenset()
 
     def weight(self, stem: str) -> float:
         return self.terms.get(stem, 0.0)
@@ -246,6 +268,17 @@ def topic_build(
             for written in found:
                 names.update(written[:end] for end in range(1, len(written) + 1))
     place_words = frozenset(word_stem(word) for written in names for word in written) - ordinary
+    subject_terms = set(headline_terms)
+    if not vocabulary:
+        least = max(SUBJECT_MIN_POSTS, math.ceil(len(past_posts) * SUBJECT_MIN_SHARE))
+        # Not its names' words: a name says who, not what (the Engine Shed brews, the railway's
+        # engine shed houses locomotives), and not numbers ("7pm", "twenty boards").
+        named = {word_stem(word) for name in own_names for word in words_of(str(name).lstrip("@#"))}
+        subject_terms.update(
+            stem
+            for stem, count in posts_with.items()
+            if count >= least and stem in terms and stem not in named and stem not in NUMBER_WORDS
+        )
     return BusinessTopic(
         terms=terms,
         labels=labels,
@@ -253,6 +286,7 @@ def topic_build(
         trade=trade,
         headline_terms=headline_terms,
         place_words=place_words,
+        subject_terms=frozenset(subject_terms - place_words),
         known=known or bool(posts_with),
         threshold=RELEVANT_MIN if vocabulary else RELEVANT_MIN_OWN_WORDS,
     )
@@ -295,14 +329,44 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
     score = round(sum(contributions.values()) / total, 4)
     ranked = sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
     evidence = [stem for stem, contribution in ranked if contribution >= EVIDENCE_MIN and stem not in topic.place_words]
-    enough = len(evidence) >= 2 or any(stem in headline and stem in topic.headline_terms for stem in evidence)
+    # The article must use a word of what the business *is* (its trade), in the business's
+    # sense: in a headline or paragraph that also uses another of its words. Words its posts
+    # happen to use ("runs", "meets", "car", "volunteers") and its names' words (a railway's
+    # engine shed, for the Engine Shed brewery) add to the share, but an article sharing only
+    # those is another trade's story; a trade word alone in its paragraph is another sense of
+    # it (a family tree, for a tree surgeon; the football club's hot drinks, for a chess club).
+    passages = [headline] + [
+        {stem for sentence in _sentences(paragraph) for stem in _topic_stems(sentence, topic=topic)}
+        for paragraph in PARAGRAPH_SPLIT_RE.split(body)
+    ]
+    subject = [
+        stem
+        for stem in sorted(set().union(*passages))
+        if stem in topic.subject_terms and stem not in topic.place_words and _in_our_sense(stem, passages, topic)
+    ]
+    enough = bool(subject) and (
+        len(evidence) >= 2 or any(stem in headline and stem in topic.headline_terms for stem in evidence)
+    )
     matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
     short = ""
-    if not enough:
+    if not subject:
+        shared = ", ".join(topic.labels.get(stem, stem) for stem, _ in ranked[:3]) or "nothing"
+        short = f"it shares only words of our posts or names ({shared}), no word of our trade"
+    elif not enough:
         one = f"only one word of ours ({topic.labels.get(evidence[0], evidence[0])})" if evidence else "no word of ours"
         short = f"{one} weighs enough, and no trade word of ours is in the headline"
     return Relevance(
         score=score, relevant=score >= topic.threshold and enough, matched=matched[:MATCHED_SHOWN], short=short
+    )
+
+
+def _in_our_sense(stem: str, passages: list[set[str]], topic: BusinessTopic) -> bool:
+    """Whether some passage (the headline, a paragraph) using ``stem`` also uses another word
+    of the business, not only of its places: the word's company says which sense it has."""
+    return any(
+        stem in passage
+        and any(other != stem and topic.weight(other) and other not in topic.place_words for other in passage)
+        for passage in passages
     )
 
 

@@ -58,7 +58,7 @@ DIGIT = re.compile(r"\d")
 ENDING = re.compile(r"'(?:s|re|ve|ll|d|m)$|'$")
 MODEL_TOKEN = re.compile(r"\d+[A-Za-z]+\w*")
 BREAK_CHARS = frozenset('.!?;:"(,')
-TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?(?!\w)", re.IGNORECASE)
+TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\.?(?!\w)", re.IGNORECASE)
 MONEY = re.compile(
     r"(?:US|A|C|NZ)?([$£€])\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|billion|mn|million|m|k|thousand|tn|trillion)?(?![\w])",
     re.IGNORECASE,

@@ -417,7 +417,7 @@ def _in_ten_replacement(match: re.Match[str]) -> str:
 
 
 DOZENS = re.compile(r"\b(?:(half) a|(a|an|\w+)) dozen\b", re.IGNORECASE)
-TIME_RANGE = re.compile(r"\b(\d{1,2}(?::\d{2})?)\s*(to|-|until|till)\s*(\d{1,2}(?::\d{2})?)\s*([ap])\.?m\b", re.I)
+TIME_RANGE = re.compile(r"\b(\d{1,2}(?:[:.]\d{2})?)\s*(to|-|until|till)\s*(\d{1,2}(?:[:.]\d{2})?)\s*([ap])\.?m\b", re.I)
 
 
 def _dozens_replacement(match: re.Match[str]) -> str:

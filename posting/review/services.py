@@ -42,7 +42,9 @@ def reviews_shown(*, drafts: Iterable[Draft], at: datetime | None = None) -> int
     if not rows:
         return 0
     before = DraftReview.objects.filter(draft_id__in=[row.draft_id for row in rows]).count()
-    DraftReview.objects.bulk_create(rows, ignore_conflicts=True)
+    if before < len(rows):
+        # Only when some are new: a page read again (the usual case) writes nothing.
+        DraftReview.objects.bulk_create(rows, ignore_conflicts=True)
     # A draft recorded before without a showing (decided headless) keeps its null: it was not shown then.
     return len(rows) - before
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.cache import never_cache
@@ -11,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.access import member_required
 from accounts.models import Account
+from accounts.selectors import member_may_edit
 from posting.models import Draft
 from posting.review.services import Opened, review_opened
 
@@ -20,6 +22,9 @@ from posting.review.services import Opened, review_opened
 def draft_opened(request: HttpRequest, account: Account, draft_id: int) -> HttpResponse:
     """The drafts page reports an opened evidence panel here (a beacon, with the CSRF token)."""
     draft = get_object_or_404(Draft, pk=draft_id, account=account)
+    if not member_may_edit(user=request.user, account=account):
+        # Review discipline measures those who decide; a viewer's reading is not their review.
+        raise PermissionDenied("Viewers do not review drafts.")
     what = request.POST.get("what", "")
     if what not in Opened.ALL:
         return HttpResponseBadRequest("what must be 'evidence' or 'source'")

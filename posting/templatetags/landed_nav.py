@@ -7,7 +7,8 @@ from typing import Any
 
 from django import template
 
-from accounts.selectors import membership_role
+from accounts.models import Role
+from accounts.selectors import memberships_of_user
 
 register = template.Library()
 
@@ -24,6 +25,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 )
 # Shown only to members whose role may change settings (Role.may_change_settings).
 OWNERS_ONLY = frozenset({"settings"})
+# Pages reached from a section rather than the navigation: the section is marked current.
+WITHIN = {"team": "settings"}
 
 
 @register.inclusion_tag("posting/nav.html", takes_context=True)
@@ -32,11 +35,18 @@ def account_nav(context: dict[str, Any]) -> dict[str, Any]:
     account = context["account"]
     prefix = f"/a/{account.slug}/"
     current = request.path[len(prefix) :].split("/", 1)[0] if request.path.startswith(prefix) else ""
-    role = membership_role(user=request.user, account=account)
+    current = WITHIN.get(current, current)
+    # One query gives both the role here and the other businesses for the switcher.
+    memberships = memberships_of_user(user=request.user)
+    role = next((Role(m.role) for m in memberships if m.account_id == account.pk), None)
     is_owner = role is not None and role.may_change_settings
     links = [
         {"href": f"{prefix}{segment}/", "name": name, "current": segment == current}
         for segment, name in SECTIONS
         if segment not in OWNERS_ONLY or is_owner
     ]
-    return {"links": links}
+    others = [m.account for m in memberships if m.account_id != account.pk]
+    # Everyone chooses their own emails on the Settings page; the navigation keeps its fixed
+    # names (Settings for owners, issue 11 item 8), so other members reach it by this link.
+    emails_href = "" if is_owner else f"{prefix}settings/"
+    return {"links": links, "account": account, "others": others, "emails_href": emails_href}

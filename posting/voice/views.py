@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from accounts.access import member_required
 from accounts.models import Account, Platform
@@ -62,6 +62,7 @@ class VoiceUploadForm(forms.Form):
         return upload
 
 
+@require_GET
 @member_required
 def voice(request: HttpRequest, account: Account) -> HttpResponse:
     context = {

@@ -167,6 +167,14 @@ def token_debug(*, token: str) -> TokenCheck:
     )
 
 
+def token_revoke(*, token: str) -> None:
+    """Give up the grant behind a token at the platform (``DELETE /me/permissions``): the
+    token, and tokens minted from it, stop working. Raises the client's typed errors; a
+    token that is already dead raises NeedsReconnect, which for a revoke means done."""
+    with GraphClient(token=token) as client:
+        client.delete("me/permissions", kind="oauth_revoke")
+
+
 def _page_instagram(*, page_id: str, page_token: str) -> tuple[str, str]:
     """The Instagram professional account linked to a Page, or ``("", "")`` if none is."""
     body = _read(

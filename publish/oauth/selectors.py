@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from accounts.models import Account
-from accounts.selectors import member_may_edit
+from accounts.selectors import member_may_change_settings
 from publish.models import Channel, ConnectGrant
 from publish.oauth.services import session_binding
 
@@ -18,8 +18,9 @@ def channels_for_account(*, account: Account) -> QuerySet[Channel]:
 
 
 def member_can_connect(*, user: User, account: Account) -> bool:
-    """Those who may edit (``Role.may_edit``) connect channels; viewers only look."""
-    return member_may_edit(user=user, account=account)
+    """Only the owner (``Role.may_change_settings``) connects channels: a channel posts in the
+    business's name. Editors and viewers see the channels and their state."""
+    return member_may_change_settings(user=user, account=account)
 
 
 def connect_grant_for_session(*, grant_id: int, user: User, session_key: str) -> ConnectGrant | None:

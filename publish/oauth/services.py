@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from accounts.models import Account, Platform
-from accounts.selectors import member_may_edit
+from accounts.selectors import member_may_change_settings
 from publish.crypto import TokenDecryptError, token_decrypt, token_encrypt, token_rotate
 from publish.errors import PlatformError
 from publish.models import Channel, ConnectEvent, ConnectGrant, OAuthClaim
@@ -215,7 +215,7 @@ def connect_pages_bind(*, grant_id: int, user: User, session_key: str, page_ids:
             raise GrantUnavailable()
         claim, account = grant.claim, grant.claim.account
         # Membership is checked again at the last step: access may be revoked mid-connect.
-        if not member_may_edit(user=user, account=account):
+        if not member_may_change_settings(user=user, account=account):
             raise GrantUnavailable()
         wanted = set(page_ids)
         chosen = [page for page in grant.pages if page["id"] in wanted]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from accounts.models import Role
-from accounts.selectors import account_editor_emails, member_may_edit
+from accounts.selectors import member_may_edit
 from tests import factories
 
 
@@ -22,15 +22,3 @@ def test_member_may_edit_follows_the_role_in_that_account_only(account, other_ac
     assert not member_may_edit(user=viewer, account=account)
     # a member of one account has no role in another
     assert not member_may_edit(user=editor, account=other_account)
-
-
-@pytest.mark.django_db
-def test_editor_emails_are_active_editing_members_with_an_address(account) -> None:
-    for username, role in [("ann", Role.OWNER), ("bob", Role.EDITOR), ("cat", Role.VIEWER), ("dan", Role.EDITOR)]:
-        user = factories.member_create(account=account, username=username, role=role)
-        user.email = f"{username}@example.com"
-        user.is_active = username != "dan"
-        user.save()
-    factories.member_create(account=account, username="noemail", role=Role.OWNER)
-
-    assert account_editor_emails(account=account) == ["ann@example.com", "bob@example.com"]

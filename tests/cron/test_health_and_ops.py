@@ -95,7 +95,9 @@ def test_the_operator_page_lists_open_alarms_jobs_and_each_accounts_row(account:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("model", ["jobrun", "alarm", "alarmnotification", "approvaldigest", "dailymetric"])
+@pytest.mark.parametrize(
+    "model", ["jobrun", "alarm", "alarmnotification", "morningdigest", "publicationnote", "dailymetric"]
+)
 def test_the_admin_lists_cron_records_read_only(model: str, account: Account, settings) -> None:
     settings.OPERATOR_EMAILS = []
     alarm_open(kind="nothing_landed", account=account, details={"landed": 0})

@@ -59,7 +59,7 @@ def test_cleanup_deletes_old_runs_and_alarms_but_keeps_each_jobs_latest_run(sett
     with time_machine.travel(NOW, tick=False):
         counts = old_records_cleanup()
 
-    assert counts == {"job_runs_deleted": 1, "digests_deleted": 0, "alarms_deleted": 1}
+    assert counts == {"job_runs_deleted": 1, "digests_deleted": 0, "notes_deleted": 0, "alarms_deleted": 1}
     assert set(JobRun.objects.values_list("pk", flat=True)) == {latest_old.pk, recent.pk}
     assert not JobRun.objects.filter(pk=oldest.pk).exists()
     assert set(Alarm.objects.values_list("pk", flat=True)) == {kept_alarm.pk, open_alarm.pk}

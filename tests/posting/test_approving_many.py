@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts.models import Account, Platform, Role
 from posting.composer.services import drafts_compose_for_account
 from posting.models import Draft
+from posting.selectors import PAGE_SIZE
 from posting.services import draft_reject
 from publish.models import Publication
 from tests import factories
@@ -204,11 +205,13 @@ def test_the_drafts_page_makes_the_same_queries_for_5_or_50_drafts(
     member_client.get(f"/a/{account.slug}/drafts/")
     with CaptureQueriesContext(connection) as queries:
         response = member_client.get(f"/a/{account.slug}/drafts/")
-    assert response.content.decode().count('aria-label="Approve: ') == count
-    assert len(queries) == DRAFTS_PAGE_QUERIES, [q["sql"][:100] for q in queries]
+    # A page of cards at most (posting.selectors.PAGE_SIZE); the rest are a page further on.
+    assert response.content.decode().count('aria-label="Approve: ') == min(count, PAGE_SIZE)
+    assert len(queries) == DRAFTS_PAGE_QUERIES, [q["sql"][:300] for q in queries]
 
 
-# Session, user, membership, drafts, held back, in the gate, skipped stories, ... and three for
-# review discipline (posting.review.reviews_shown: which drafts were already shown, the first
-# showing of the new ones in one insert), whatever the number of drafts.
-DRAFTS_PAGE_QUERIES = 12
+# Session, user, membership, the count of drafts waiting and one page of them, held back, in
+# the gate, skipped stories, ... and one for review discipline (posting.review.reviews_shown:
+# which drafts were already shown; the page was seen before, so there is no first showing to
+# insert), whatever the number of drafts.
+DRAFTS_PAGE_QUERIES = 11

@@ -222,7 +222,7 @@ def test_one_word_of_the_posts_does_not_carry_an_article_without_the_headline_tr
     # The share alone would let it in; the evidence (one post word, no trade word) does not.
     assert only_river.score >= topic.threshold
     assert not only_river.relevant
-    assert "only one word of ours (river)" in only_river.short
+    assert "(river), no word of our trade" in only_river.short
 
 
 def test_words_are_unicode_so_cafe_keeps_its_accent() -> None:
@@ -291,3 +291,86 @@ def test_a_business_known_only_by_its_name_is_about_the_words_of_its_name() -> N
     )
 
     assert trade.relevant and not other.relevant
+
+
+def test_an_article_sharing_only_words_of_the_posts_and_names_is_another_trades_story() -> None:
+    # A brewery named after the railway engine shed it brews in, whose posts keep mentioning its
+    # car park and its quiz: a heritage railway's engine shed, or a car-park quiz, shares those
+    # words and none of brewing's.
+    posts = [
+        "Quiz night at the Engine Shed taproom, car park open from 6pm.",
+        "Our quiz is back at the Engine Shed, and the car park is free after 5.",
+        "New pale ale on the bar. Quiz teams welcome, car park round the back.",
+    ]
+    topic = topic_build(industry="Craft brewery", own_names=["The Engine Shed"], past_posts=posts)
+    body = (
+        "Volunteers have restored the engine shed at Hollins station. The engine shed held six "
+        "locomotives, and a quiz for visitors in the car park raised money. The car park quiz returns."
+    )
+    railway = relevance_score(topic=topic, title="Heritage railway restores engine shed", body=body)
+    assert not railway.relevant
+    assert "no word of our trade" in railway.short
+    assert {"engine", "shed"} <= set(railway.matched)
+
+    # The same article with brewing in it is ours: the check asks for a trade word, not a count.
+    brewing = relevance_score(
+        topic=topic,
+        title="Heritage railway restores engine shed for a beer festival",
+        body=body + " A beer festival with cask ale from six breweries opens there in May.",
+    )
+    assert brewing.relevant, brewing
+
+
+def test_a_trade_word_counts_only_where_the_article_uses_it_in_our_sense() -> None:
+    # A tree surgeon no vocabulary of ours describes: "tree" (its name) and "arborist" (most of
+    # its posts) are what it is. A family tree uses the word, but no word of the business's is
+    # near it; a felled oak is tree work because its paragraph also speaks of oaks and crowns.
+    posts = [
+        "Crown reduction on an old oak in Westmere. Arborist work done properly.",
+        "Big ash down today. Dieback. Every arborist hates losing them.",
+        "Hedge trimmed, stump ground out, woodchip left for the compost. Arborist life.",
+        "Willow pollarded by the river. Back on the ropes tomorrow.",
+    ]
+    topic = topic_build(industry="", own_names=["Ferris Tree Work"], past_posts=posts)
+    assert {"tree", "arborist"} <= topic.subject_terms
+
+    family = relevance_score(
+        topic=topic,
+        title="Volunteers map 400 years of village families in a giant family tree",
+        body=(
+            "A group of volunteers has traced the family tree of every household in the village.\n\n"
+            "The family tree will go on display in the hall, and the volunteers want more photographs."
+        ),
+    )
+    assert not family.relevant
+    assert "no word of our trade" in family.short
+
+    # The research extractor ends a paragraph with one newline: the family tree's paragraph is
+    # still its own, whatever a later paragraph about the churchyard's stump says.
+    extracted = relevance_score(
+        topic=topic,
+        title="Village maps its family tree",
+        body="Volunteers traced the family tree of every household.\nThe stump and woodchip path by the hedge stay.",
+    )
+    assert not extracted.relevant
+    assert extracted.score >= topic.threshold
+
+    storm = relevance_score(
+        topic=topic,
+        title="Storm brings down trees across the village",
+        body=(
+            "An old oak tree fell across the lane in the storm, and its crown blocked the road.\n\n"
+            "An arborist said the ash trees nearby had dieback and would need felling."
+        ),
+    )
+    assert storm.relevant, storm
+
+
+def test_a_word_of_the_business_name_or_a_number_is_not_what_it_is() -> None:
+    # The chess club's town is in its name and most of its posts, and so is "7pm": neither says
+    # what it does, so a story about the town's football team is not the club's.
+    posts = [f"Ashgrove Chess Club meets {day} at 7pm. Chess for juniors and adults." for day in ("Monday", "Tuesday")]
+    posts += ["Ashgrove Chess Club won the county chess league at 9pm last night."]
+    topic = topic_build(industry="Chess club", own_names=["Ashgrove Chess Club"], past_posts=posts)
+    assert "chess" in topic.subject_terms
+    assert not {"pm", "ashgrov", "ashgrove"} & topic.subject_terms

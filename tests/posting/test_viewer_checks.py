@@ -19,7 +19,7 @@ sandbox_page = fixtures.sandbox_page
 
 pytestmark = pytest.mark.django_db
 
-# Every POST issue 11 added, with the {pub} or {draft} it acts on.
+# Every POST issue 11 added, with the {pub}, {draft} or {chan} (channel) it acts on.
 WRITES = [
     "queue/times/",
     "queue/{pub}/move/",
@@ -29,6 +29,7 @@ WRITES = [
     "drafts/undo/",
     "history/{pub}/retry/",
     "settings/",
+    "channels/{chan}/disconnect/",
 ]
 READS = ["queue/", "history/", "drafts/"]
 
@@ -57,7 +58,9 @@ def test_a_viewer_changes_nothing(route: str, sandbox_page: SandboxPage, account
         "times": "09:00",
         "timezone": "Asia/Tokyo",
     }
-    url = f"/a/{account.slug}/" + route.format(pub=publication.pk, draft=publication.draft_id)
+    url = f"/a/{account.slug}/" + route.format(
+        pub=publication.pk, draft=publication.draft_id, chan=sandbox_page.facebook.pk
+    )
 
     response = viewer_client.post(url, data, HTTP_X_CSRFTOKEN=viewer_client.cookies["csrftoken"].value)
 
@@ -66,6 +69,8 @@ def test_a_viewer_changes_nothing(route: str, sandbox_page: SandboxPage, account
     assert list(Draft.objects.values_list("status", flat=True)) == drafts_before
     account.refresh_from_db()
     assert account.timezone == "UTC"
+    sandbox_page.facebook.refresh_from_db()
+    assert sandbox_page.facebook.status == "connected" and sandbox_page.facebook.token_ciphertext
 
 
 @pytest.mark.parametrize("route", READS)

@@ -92,8 +92,10 @@ def test_connecting_without_the_csrf_token_is_refused(account, member_client: Cl
     assert not OAuthClaim.objects.exists()
 
 
-def test_a_viewer_sees_channels_but_cannot_connect(account) -> None:
-    viewer = factories.member_create(account=account, username="viewer", role=Role.VIEWER)
+@pytest.mark.parametrize("role", [Role.VIEWER, Role.EDITOR])
+def test_a_viewer_or_editor_sees_channels_but_cannot_connect(account, role: Role) -> None:
+    # A channel posts in the business's name: connecting is the owner's (Role.may_change_settings).
+    viewer = factories.member_create(account=account, username="viewer", role=role)
     client = Client(enforce_csrf_checks=True)
     client.force_login(viewer)
     url = "/a/harbour-bikes/channels/"

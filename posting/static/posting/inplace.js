@@ -12,7 +12,9 @@ document.addEventListener("submit", async (event) => {
   if (event.submitter && event.submitter.name) body.append(event.submitter.name, event.submitter.value);
   let response;
   try {
-    response = await fetch(form.action, {
+    // The attribute, not form.action: the undo form has a field named "action", which
+    // shadows the property (fetch was sent to ".../[object HTMLInputElement]").
+    response = await fetch(form.getAttribute("action") || window.location.href, {
       method: "POST",
       body,
       credentials: "same-origin",
