@@ -24,7 +24,13 @@ And a shared word is not a shared trade: the article must use a word of what the
 (its trade's words; for a trade we have no vocabulary for, what most of its posts are about,
 never its names' words or numbers), in the business's sense: in a headline or paragraph that
 also uses another of its words. A railway's engine shed is not the Engine Shed brewery's story,
-a family tree not a tree surgeon's, the football club's hot drinks not a chess club's.
+a family tree not a tree surgeon's, the football club's hot drinks not a chess club's. That
+word is written as a word, not inside a name: Kiln Lane is a street, not the Kiln Room's kiln.
+
+An article's word of the same family as a business word is that word (a "pianist" for the
+piano school, "beekeepers" for a beekeeping farm). And a long article about the trade, diluted
+by its story's own words, passes at a little under the threshold when two words of what the
+business is weigh as evidence.
 
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
