@@ -86,6 +86,14 @@ class FAULTS:
     # that recovery is tests/publish/test_throttle_visible.py's. --graph-throttle adds it.
     RANDOM_GRAPH_FAULTS: tuple[str, ...] = ("500_after_create", "drop_after_create")
     sweeps: set[str] = set()
+    # The product's watchdogs, run on the sweeps' compressed clock from the night's start (as beat
+    # would); WATCHDOG_STUCK_MINUTES is 1 in the fault night (scripts/fault_night.py), so a
+    # publication a killed worker left unknown is "stuck" within the night.
+    WATCHDOGS: tuple[str, ...] = ("watchdog_jobs", "watchdog_publishing", "watchdog_research")
+    # How long after a publication is past the stuck threshold its alarm may take: one sweep
+    # tick, the job's queueing behind the night's tasks and a worker restart on a loaded machine.
+    STUCK_ALARM_GRACE_S = 60.0
+    stuck_unalarmed: dict[int, float] = {}
     worker_restarts = 0
     retried = 0
     graph_faults: dict[str, int] = {}
@@ -478,7 +486,11 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
     ticker_stop = threading.Event()
     if FAULTS.on:
         FAULTS.sweeps.add("extract_articles")  # extraction left over, runs past their deadline
+        # With the alarms' outbox delivery, as beat runs it (the jobs watchdog expects it every minute).
+        FAULTS.sweeps.update({*FAULTS.WATCHDOGS, "deliver_alarm_notifications"})
+        night_clock = timezone_now()
         threading.Thread(target=_sweeps, args=(ticker_stop,), daemon=True).start()
+        threading.Thread(target=_watch_stuck, args=(ticker_stop,), daemon=True).start()
     stages["research"] = stage_research(counters)
     say(args, f"research: {stages['research']['wall_s']:.1f} s")
     FAULTS.sweeps.update({"compose_drafts", "gate_drafts"} if FAULTS.on else ())
@@ -551,6 +563,8 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
             "bench_retries": FAULTS.retried,
             "graph_faults": dict(FAULTS.graph_faults),
             **composed_everywhere(),
+            "alarms": _retrying(partial(watchdog_alarms, since=night_clock), what="the alarms"),
+            "stuck_unalarmed": {str(pk): s for pk, s in FAULTS.stuck_unalarmed.items()},
         }
     report["target_s"] = 300
     report["research_politeness"] = {"host_delay_s": settings.RESEARCH_HOST_DELAY_S}
@@ -797,6 +811,66 @@ def _sweeps(stop: threading.Event) -> None:
             except _db_errors():
                 connection.close()
     connection.close()
+
+
+def timezone_now() -> Any:
+    from django.utils import timezone
+
+    return timezone.now()
+
+
+def _watch_stuck(stop: threading.Event) -> None:
+    """--faults: a publication unknown past WATCHDOG_STUCK_MINUTES + STUCK_ALARM_GRACE_S with no
+    open publications_stuck alarm for its account is a watchdog that did not fire in its grace."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.db import connection
+
+    from cron.models import Alarm
+    from cron.watchdogs import Kind
+    from publish.models import Publication
+
+    while not stop.wait(2.0):
+        try:
+            now = timezone_now()
+            late = now - timedelta(minutes=settings.WATCHDOG_STUCK_MINUTES, seconds=FAULTS.STUCK_ALARM_GRACE_S)
+            stuck = Publication.objects.filter(status=Publication.Status.UNKNOWN, publishing_started_at__lt=late)
+            alarmed = set(
+                Alarm.objects.filter(kind=Kind.PUBLICATIONS_STUCK, resolved_at__isnull=True).values_list(
+                    "account_id", flat=True
+                )
+            )
+            for pk, account_id, started in stuck.values_list("id", "account_id", "publishing_started_at"):
+                if account_id not in alarmed:
+                    FAULTS.stuck_unalarmed.setdefault(pk, round((now - started).total_seconds(), 1))
+        except _db_errors():
+            connection.close()
+    connection.close()
+
+
+def watchdog_alarms(*, since: Any) -> list[dict[str, Any]]:
+    """--faults: after recovery, each watchdog once more (the next tick beat would ask for), then
+    every alarm of the night: when it opened and resolved, in seconds from the night's start."""
+    from django.utils.module_loading import import_string
+
+    from cron.jobs import job_get
+    from cron.models import Alarm
+    from cron.services import job_run_recorded
+
+    for name in FAULTS.WATCHDOGS:
+        with job_run_recorded(job_name=name, trigger="bench") as counts:
+            counts.update(import_string(job_get(name).service)())
+    return [
+        {
+            "kind": alarm.kind,
+            "subject": alarm.subject,
+            "account_id": alarm.account_id,
+            "opened_s": round((alarm.opened_at - since).total_seconds(), 1),
+            "resolved_s": round((alarm.resolved_at - since).total_seconds(), 1) if alarm.resolved_at else None,
+        }
+        for alarm in Alarm.objects.filter(opened_at__gte=since).order_by("opened_at")
+    ]
 
 
 def _supervise(workers: list, start: Any, over: threading.Event) -> None:

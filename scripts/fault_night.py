@@ -200,6 +200,9 @@ def main() -> int:
             REDIS_URL=f"redis://127.0.0.1:{broker.port}/1",
             RESEARCH_NIGHT_DEADLINE_S=str(RESEARCH_DEADLINE_S),
             BENCH_NIGHT_STAGE_TIMEOUT_S=str(STAGE_TIMEOUT_S),
+            # The night's compressed clock for the publications-stuck watchdog (60 in production):
+            # a killed worker's claim is unknown for 100 s before its read-back, so it must alarm.
+            WATCHDOG_STUCK_MINUTES="1",
         )
         output = folder / "bench.out"
         bench = subprocess.Popen(  # noqa: S603
@@ -273,6 +276,8 @@ def main() -> int:
             postgres.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
+    alarms = night["faults"]["alarms"]
+    unresolved = [alarm for alarm in alarms if alarm["resolved_s"] is None]
     checks = {
         "approved_not_landed == 0": night["approved_not_landed"] == 0,
         "duplicates == 0": night["duplicates"] == 0,
@@ -281,6 +286,10 @@ def main() -> int:
         "a kill in every stage": all(
             any(f["stage"] == s and f["fault"] == "worker SIGKILL" for f in faults) for s in STAGES
         ),
+        # Every publication unknown past WATCHDOG_STUCK_MINUTES had its account's alarm open
+        # within STUCK_ALARM_GRACE_S (bench_night.py's sampler), and every alarm resolved after.
+        "publications_stuck alarmed within grace": not night["faults"]["stuck_unalarmed"],
+        "every alarm of the night resolved after recovery": not unresolved,
     }
     report = {
         "accounts": night["accounts"],
@@ -293,6 +302,7 @@ def main() -> int:
         "stages": night["stages"],
         "faults": faults,
         "bench_faults": night["faults"],
+        "alarms": alarms,
         "checks": checks,
         "ok": all(checks.values()),
     }
@@ -302,7 +312,13 @@ def main() -> int:
             f"{night['duplicates']} duplicates, {night['approved_not_landed']} approved but not landed, "
             f"{night['failed']} failed"
         )
-        print(f"bench: {night['faults']}")
+        print(f"bench: { {k: v for k, v in night['faults'].items() if k != 'alarms'} }")
+        for alarm in alarms:
+            resolved = "never" if alarm["resolved_s"] is None else f"{alarm['resolved_s']} s"
+            print(
+                f"alarm {alarm['kind']} account {alarm['account_id']} {alarm['subject']!r}: "
+                f"opened {alarm['opened_s']} s, resolved {resolved}"
+            )
         for name, ok in checks.items():
             print(f"{'ok  ' if ok else 'FAIL'} {name}")
     print(json.dumps(report, sort_keys=True))
