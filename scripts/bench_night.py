@@ -565,6 +565,8 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
             **composed_everywhere(),
             "alarms": _retrying(partial(watchdog_alarms, since=night_clock), what="the alarms"),
             "stuck_unalarmed": {str(pk): s for pk, s in FAULTS.stuck_unalarmed.items()},
+            # The origin of the alarms' seconds, so the fault script puts them on its own clock.
+            "night_started_epoch": night_clock.timestamp(),
         }
     report["target_s"] = 300
     report["research_politeness"] = {"host_delay_s": settings.RESEARCH_HOST_DELAY_S}

@@ -23,6 +23,13 @@ Invariants checked and printed (the exit status is 1 if one fails): every approv
 landed (approved_not_landed 0), none published twice (duplicates 0), every account with
 articles of its own was composed (drafts, or the composer's recorded reasons), and every
 stage finished by itself (the bench gives up on a stage after BENCH_NIGHT_STAGE_TIMEOUT_S).
+
+The watchdogs run too (the jobs, publishing and research watchdogs and the alarms' outbox
+delivery, on the sweeps' clock), with WATCHDOG_STUCK_MINUTES at 1: every publication unknown
+past it must have its account's publications_stuck alarm open within the bench's
+STUCK_ALARM_GRACE_S, and every alarm of the night must be resolved after recovery (each
+watchdog runs once more at the end). Alarms print with their opening and resolution times on
+this script's clock, beside the faults.
 """
 
 from __future__ import annotations
@@ -182,6 +189,7 @@ def main() -> int:
     postgres, broker = Postgres(folder, free_port()), Redis(folder, free_port())
     faults: list[dict[str, Any]] = []
     started = time.monotonic()
+    started_epoch = time.time()
 
     def record(fault: str, stage: str, **detail: Any) -> None:
         faults.append({"at_s": round(time.monotonic() - started, 1), "fault": fault, "stage": stage, **detail})
@@ -276,7 +284,16 @@ def main() -> int:
             postgres.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
-    alarms = night["faults"]["alarms"]
+    # On this script's clock, the faults': the bench counts from the night's start, after setup.
+    offset = night["faults"]["night_started_epoch"] - started_epoch
+    alarms = [
+        {
+            **alarm,
+            "opened_s": round(alarm["opened_s"] + offset, 1),
+            "resolved_s": None if alarm["resolved_s"] is None else round(alarm["resolved_s"] + offset, 1),
+        }
+        for alarm in night["faults"]["alarms"]
+    ]
     unresolved = [alarm for alarm in alarms if alarm["resolved_s"] is None]
     checks = {
         "approved_not_landed == 0": night["approved_not_landed"] == 0,
@@ -301,7 +318,7 @@ def main() -> int:
         "elapsed_s": night["elapsed_s"],
         "stages": night["stages"],
         "faults": faults,
-        "bench_faults": night["faults"],
+        "bench_faults": {k: v for k, v in night["faults"].items() if k != "alarms"},
         "alarms": alarms,
         "checks": checks,
         "ok": all(checks.values()),
@@ -312,7 +329,7 @@ def main() -> int:
             f"{night['duplicates']} duplicates, {night['approved_not_landed']} approved but not landed, "
             f"{night['failed']} failed"
         )
-        print(f"bench: { {k: v for k, v in night['faults'].items() if k != 'alarms'} }")
+        print(f"bench: { {k: v for k, v in night['faults'].items() if k not in ('alarms', 'night_started_epoch')} }")
         for alarm in alarms:
             resolved = "never" if alarm["resolved_s"] is None else f"{alarm['resolved_s']} s"
             print(
