@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import pty
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,46 @@ def test_the_issues_interface_username_and_email_options_and_noinput_from_the_en
     missing = _createoperator("--username", "dave", "--noinput", stdin="", env_extra={"DJANGO_SUPERUSER_PASSWORD": ""})
     assert missing.returncode != 0 and "DJANGO_SUPERUSER_PASSWORD" in missing.stderr
     assert not User.objects.filter(username="dave").exists()
+
+
+def _createoperator_on_a_terminal(*args: str, answers: list[str]) -> tuple[int, str]:
+    """Run the command with a real pseudo-terminal as its controlling terminal (as a person at
+    a shell has), answer each password prompt in turn, and return its exit status and screen."""
+    env = os.environ | {"DATABASE_URL": worker.test_database_url()}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: exec at once, nothing of pytest runs here
+        os.chdir(ROOT)
+        os.execve(sys.executable, [sys.executable, "manage.py", "createoperator", *args], env)  # noqa: S606 (a fixed argv, our own command)
+    screen, pending, deadline = b"", list(answers), time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:  # the child closed the terminal: it exited
+            break
+        if not chunk:
+            break
+        screen += chunk
+        if pending and screen.count(b"Password") > len(answers) - len(pending):
+            os.write(fd, pending.pop(0).encode() + b"\n")
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), screen.decode(errors="replace")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_a_terminal_the_password_is_prompted_twice_without_echo() -> None:
+    password = "a long enough terminal password"
+    code, screen = _createoperator_on_a_terminal(
+        "--username", "erin", "--email", "erin@example.com", answers=[password, password]
+    )
+    assert code == 0, screen
+    assert "Password: " in screen and "Password (again): " in screen
+    assert password not in screen  # getpass turned echo off
+    erin = User.objects.get(username="erin")
+    assert erin.is_staff and erin.check_password(password)
+
+    # two different answers change nothing
+    code, screen = _createoperator_on_a_terminal("--username", "erin", answers=[password, "another long password"])
+    assert code != 0 and "differ" in screen
+    erin.refresh_from_db()
+    assert erin.check_password(password)
