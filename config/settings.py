@@ -380,6 +380,9 @@ REVIEW_BURST_SECONDS = env_int("REVIEW_BURST_SECONDS", 120)
 # A failed (refused, never seen) publication keeps its account's alarm open this long, or
 # until it is retried.
 WATCHDOG_REFUSED_LOOKBACK_HOURS = env_int("WATCHDOG_REFUSED_LOOKBACK_HOURS", 72)
+# Research runs every few hours and quiet feeds often have nothing new for one run: "found
+# nothing usable" alarms only once no run in this many hours found anything usable.
+WATCHDOG_RESEARCH_QUIET_HOURS = env_int("WATCHDOG_RESEARCH_QUIET_HOURS", 24)
 # An account's source not read successfully for this long (while being tried) alarms for that account.
 WATCHDOG_SOURCE_FAILING_HOURS = env_int("WATCHDOG_SOURCE_FAILING_HOURS", 24)
 WATCHDOG_TOKEN_EXPIRY_DAYS = env_int("WATCHDOG_TOKEN_EXPIRY_DAYS", 7)
