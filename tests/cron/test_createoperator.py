@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pty
+import sqlite3
 import subprocess
 import sys
 import time
@@ -124,3 +125,23 @@ def test_on_a_terminal_the_password_is_prompted_twice_without_echo() -> None:
     assert code != 0 and "differ" in screen
     erin.refresh_from_db()
     assert erin.check_password(password)
+
+
+def test_on_the_embedded_default_the_operator_is_created_in_its_sqlite_database(tmp_path: Path) -> None:
+    # make run's database: no DATABASE_URL, SQLite under LANDED_VAR_DIR
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
+    env |= {"DJANGO_DEBUG": "1", "LANDED_VAR_DIR": str(tmp_path), "DJANGO_SUPERUSER_PASSWORD": "a long enough password"}
+    for command in (["migrate", "--noinput", "-v", "0"], ["createoperator", "--username", "frank", "--noinput"]):
+        result = subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+    with sqlite3.connect(tmp_path / "landed.sqlite3") as db:
+        rows = db.execute("SELECT username, is_staff, is_superuser FROM auth_user").fetchall()
+    assert rows == [("frank", 1, 1)]
