@@ -109,6 +109,9 @@ def _createoperator_on_a_terminal(*args: str, answers: list[str]) -> tuple[int, 
 
 
 @pytest.mark.django_db(transaction=True)
+# The child only chdirs and execs (no lock of this process is taken before exec), so the
+# multi-threaded forkpty warning does not apply.
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_on_a_terminal_the_password_is_prompted_twice_without_echo() -> None:
     password = "a long enough terminal password"
     code, screen = _createoperator_on_a_terminal(
