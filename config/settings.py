@@ -130,7 +130,14 @@ TEMPLATES = [
 
 # Embedded default: a SQLite file under var/. Tests and production: PostgreSQL.
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'landed.sqlite3'}")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0))}
+# PostgreSQL connections are kept for a minute and reused by the next request or task on
+# the same thread (gunicorn's sync workers, Celery's prefork workers): a new connection costs
+# more than a customer page's own queries. Checked before reuse (CONN_HEALTH_CHECKS), so one
+# dropped by the server is replaced instead of failing a request. The embedded SQLite
+# default keeps 0: runserver starts a thread per request, which would only leak them.
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_health_checks=True)}
+_SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 0 if _SQLITE else 60)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default serves the UI and runs tasks in threads of one process:
     # wait for the write lock instead of failing with "database is locked".
@@ -468,6 +475,21 @@ RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT = env_int("RESEARCH_ACCOUNT_FETCH_SECON
 RESEARCH_POLITENESS_REDIS_URL = env_str(
     "REDIS_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
 )
+
+# The cache (the drafts page's cards, the password-reset limit) and the sessions' read copy:
+# in Redis when there is one (the same URL as politeness above), so every gunicorn worker
+# shares one cache and a signed-in request reads its session without a database query
+# (cached_db: written through to the database, so a flushed or lost cache signs no one out).
+# Without Redis (the embedded default) each process keeps its own in memory.
+if RESEARCH_POLITENESS_REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": RESEARCH_POLITENESS_REDIS_URL,
+            "KEY_PREFIX": "landed-cache",
+        }
+    }
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).
 # Each of the username and the address is locked on its own after AXES_FAILURE_LIMIT
