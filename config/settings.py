@@ -133,8 +133,8 @@ DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'landed.sqlite3'}"
 # PostgreSQL connections are kept for a minute and reused by the next request or task on
 # the same thread (gunicorn's sync workers, Celery's prefork workers): a new connection costs
 # more than a customer page's own queries. Checked before reuse (CONN_HEALTH_CHECKS), so one
-# dropped by the server is replaced instead of failing a request. The embedded SQLite
-# default keeps 0: runserver starts a thread per request, which would only leak them.
+# dropped by the server is replaced instead of failing a request (runserver closes its
+# per-request thread's connection anyway). The embedded SQLite default keeps 0.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_health_checks=True)}
 _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 DATABASES["default"]["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 0 if _SQLITE else 60)
