@@ -87,9 +87,9 @@ def _serve(port: int, workers: int, threads: int) -> None:
     """In its own process: gunicorn serving Django's WSGI handler, as in the Dockerfile. Forked
     after set-up, so the workers inherit the bench's settings (its URLs, its test database)."""
     from django.core.handlers.wsgi import WSGIHandler
-    from gunicorn.app.base import BaseApplication
+    from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]  # gunicorn ships no types
 
-    class Gunicorn(BaseApplication):  # type: ignore[misc]
+    class Gunicorn(BaseApplication):
         def load_config(self) -> None:
             options = {
                 "bind": f"127.0.0.1:{port}",
