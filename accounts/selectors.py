@@ -25,17 +25,6 @@ def account_for_member(*, user: User | AnonymousUser, slug: str) -> Account:
         raise Http404("No such account") from None
 
 
-def membership_for_member(*, user: User | AnonymousUser, slug: str) -> Membership:
-    """The user's membership of the account with this slug, with the account, in one query;
-    404 like ``account_for_member`` (the same rule: a non-member learns nothing)."""
-    if not user.is_authenticated:
-        raise Http404("No such account")
-    membership = Membership.objects.select_related("account").filter(user=user, account__slug=slug).first()
-    if membership is None:
-        raise Http404("No such account")
-    return membership
-
-
 def accounts_for_member(*, user: User) -> QuerySet[Account]:
     return Account.objects.filter(memberships__user=user).order_by("name")
 

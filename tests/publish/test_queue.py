@@ -348,6 +348,7 @@ def test_the_queue_page_makes_the_same_queries_for_5_or_50_posts(
     assert len(queries) == QUEUE_PAGE_QUERIES, [q["sql"][:120] for q in queries]
 
 
-# Was 12: the session now comes from the cache (cached_db) and the role is read once per
-# request (accounts.access.member_role), not again by the view (twice: may decide, is owner).
-QUEUE_PAGE_QUERIES = 9
+# Was 12: the session now comes from the cache (cached_db), and the memberships are read once
+# per request by member_required, not again by the view (twice: may decide, is owner) or the
+# navigation.
+QUEUE_PAGE_QUERIES = 8
