@@ -18,7 +18,7 @@ EMBEDDED_ENV = DJANGO_DEBUG=1 CRON_SECRET="$$(cat "$(VAR_DIR)/cron_secret")" DEM
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help run pipeline test lint typecheck check-python install bench-research bench-gate bench-night bench-pages eval-compose clean
+.PHONY: help run pipeline test lint typecheck check-python install bench-research bench-gate bench-night fault-night bench-pages eval-compose clean
 
 help:
 	@echo "make run    - run Landed on the embedded default at http://127.0.0.1:8000"
@@ -27,6 +27,7 @@ help:
 	@echo "make lint   - ruff and the import contracts (lint-imports)"
 	@echo "make typecheck - mypy with django-stubs (part of make test)"
 	@echo "make bench-night - one night at scale (BENCH_ARGS=\"--accounts 10 --feeds 4 --json\" to run small)"
+	@echo "make fault-night - a small night while workers, Redis and PostgreSQL are killed (private instances)"
 	@echo "make eval-compose - relevance, voice and composer numbers on tests/data/compose"
 	@echo "make bench-pages - drafts, queue and history under 16 clients next to a bare view"
 
@@ -92,6 +93,9 @@ bench-pages: $(STAMP)
 # Redis, two Celery worker processes and the Graph sandbox; ends with one JSON line.
 bench-night: $(STAMP)
 	$(PY) scripts/bench_night.py $(BENCH_ARGS)
+
+fault-night: $(STAMP)
+	$(PY) scripts/fault_night.py $(FAULT_ARGS)
 
 # Relevance, same-story dedupe, voice and the offline composer on tests/data/compose (every
 # split present: dev is tuned on, blind is scored once). Fails when a target is missed.

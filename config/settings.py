@@ -14,6 +14,7 @@ import dj_database_url
 from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
+from kombu import Queue
 
 from config.env import env_bool, env_float, env_int, env_list, env_str, fernet_key_problems, generated_secret
 from cron.jobs import beat_schedule
@@ -130,14 +131,19 @@ TEMPLATES = [
 
 # Embedded default: a SQLite file under var/. Tests and production: PostgreSQL.
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'landed.sqlite3'}")
-# PostgreSQL connections are kept for a minute and reused by the next request or task on
-# the same thread (gunicorn's sync workers, Celery's prefork workers): a new connection costs
-# more than a customer page's own queries. Checked before reuse (CONN_HEALTH_CHECKS), so one
-# dropped by the server is replaced instead of failing a request (runserver closes its
-# per-request thread's connection anyway). The embedded SQLite default keeps 0.
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_health_checks=True)}
-_SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
-DATABASES["default"]["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 0 if _SQLITE else 60)
+# PostgreSQL connections are kept (DB_CONN_MAX_AGE seconds, checked before reuse so a
+# restarted server costs one reconnect, not a failed task): a new one cost 30 ms under load,
+# and workers opened one for every task, about 6,000 in a 1,000-account night
+# (docs/BENCHMARKS.md, the night at scale; workers: CELERY_DB_REUSE_MAX below). SQLite opens
+# a file; nothing to keep.
+_POSTGRES = DATABASE_URL.startswith(("postgres://", "postgresql://", "pgsql://"))
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL,
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60 if _POSTGRES else 0),
+        conn_health_checks=True,
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default serves the UI and runs tasks in threads of one process:
     # wait for the write lock instead of failing with "database is locked".
@@ -225,6 +231,18 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
+# Celery's Django fixup closes every database connection before and after each task unless
+# told to reuse them; config/celery_app.py closes them as a request does instead (past
+# DB_CONN_MAX_AGE, or unusable), so kept connections and their health check hold in workers.
+CELERY_DB_REUSE_MAX = 1_000_000 if DATABASES["default"]["CONN_MAX_AGE"] else 0
+# Composing gets a queue of its own: the compose job queues a task per account at once, and
+# the drafts each hands to the gate used to wait behind all of them on the one queue (at
+# 1,000 accounts the gate finished 81 s after composing). Every worker consumes both queues
+# (a worker reads every queue listed here unless started with -Q), taking from each in turn,
+# so the gate keeps pace with composing and no deployment needs another worker command.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (Queue("celery", routing_key="celery"), Queue("compose", routing_key="compose"))
+CELERY_TASK_ROUTES = {"posting.tasks.account_drafts_compose_task": {"queue": "compose"}}
 
 # --- Tokens at rest -----------------------------------------------------------------
 # Fernet keys, newest first: the first encrypts, all decrypt (rotation).

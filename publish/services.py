@@ -121,7 +121,7 @@ def publication_schedule(*, draft: ApprovedDraft, post_now: bool = False) -> Pub
     existing = Publication.objects.filter(draft_id=draft.pk, channel=channel).first()
     if existing is not None and existing.status != Status.WITHDRAWN:
         return existing
-    account = Account.objects.get(pk=draft.account_id)
+    account = None if post_now else Account.objects.get(pk=draft.account_id)
     if not post_now:
         # Approvals on one channel take slots one at a time (held until the approval commits):
         # the next free slot each computes is then really free. The unique constraint on
@@ -129,7 +129,7 @@ def publication_schedule(*, draft: ApprovedDraft, post_now: bool = False) -> Pub
         Channel.objects.select_for_update().filter(pk=channel.pk).first()
     for _ in range(SLOT_TAKE_TRIES):
         now = timezone.now()
-        slot_at = None if post_now else slot_next_free(account=account, channel=channel, after=now)
+        slot_at = None if account is None else slot_next_free(account=account, channel=channel, after=now)
         # A channel the platform has throttled holds new work too, not only what was queued.
         scheduled_for = max(slot_at or now, channel.throttled_until or now)
         frozen: dict[str, Any] = {
@@ -154,10 +154,11 @@ def publication_schedule(*, draft: ApprovedDraft, post_now: bool = False) -> Pub
                     )
                     existing.refresh_from_db()
                     return existing
-                publication, _ = Publication.objects.get_or_create(
-                    draft_id=draft.pk, channel=channel, defaults={"account_id": draft.account_id, **frozen}
+                # Not get_or_create: `existing` above already looked, and a concurrent schedule
+                # that got there since loses here to the unique constraint (handled below).
+                return Publication.objects.create(
+                    draft_id=draft.pk, channel=channel, account_id=draft.account_id, **frozen
                 )
-                return publication
         except IntegrityError:
             # A concurrent schedule of the same draft won, or another approval took this slot.
             won = (

@@ -41,6 +41,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from functools import partial
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,66 @@ FEEDS_PER_ACCOUNT = 4
 WORKER_PROCESSES = 2
 WORKER_THREADS = 8
 GRAPH_LATENCY_MS = (80, 250)
-STAGE_TIMEOUT_S = 900
+# How long a stage may take before the bench gives up (the fault night sets it shorter).
+STAGE_TIMEOUT_S = int(os.environ.get("BENCH_NIGHT_STAGE_TIMEOUT_S", "900"))
+
+
+class FAULTS:
+    """``--faults``: the night as scripts/fault_night.py runs it, while it kills workers and
+    restarts PostgreSQL and Redis under it. Then
+    - a supervisor restarts a worker that died (as systemd or Docker's restart policy would);
+    - this process's own reads, approvals and beat retry across a database or broker restart
+      (a customer taps approve again; beat reconnects);
+    - the recovery sweeps (extraction from the start, compose and gate from the compose stage
+      on, publish and reconcile as always) run every SWEEP_EVERY_S, each tick asking
+      for the job's *next* slot (job_run_request ``at`` = now + n periods): the hours of a night
+      pass in seconds for the sweeps, so work a dead worker took with it is found again;
+    - the Graph sandbox answers at random: 500 after creating the post, or the answer dropped
+      after creating it (one of ``RANDOM_GRAPH_FAULTS`` armed for the next write, every
+      GRAPH_FAULT_EVERY_S, GRAPH_FAULTS_MAX in all).
+    """
+
+    on = False
+    SWEEP_EVERY_S = 5.0
+    GRAPH_FAULT_EVERY_S = 10.0
+    # Then the platform behaves: armed for ever, the last few posts' every retry met one.
+    GRAPH_FAULTS_MAX = 6
+    # Not "throttle": a throttle answer carries 100% usage, and above 90% the product pauses the
+    # channel 15 minutes (publish/services.py USAGE_PAUSE_S), longer than a fault night's stage;
+    # that recovery is tests/publish/test_throttle_visible.py's. --graph-throttle adds it.
+    RANDOM_GRAPH_FAULTS: tuple[str, ...] = ("500_after_create", "drop_after_create")
+    sweeps: set[str] = set()
+    worker_restarts = 0
+    retried = 0
+    graph_faults: dict[str, int] = {}
+
+
+def _db_errors() -> tuple[type[BaseException], ...]:
+    import redis
+    from django.db import InterfaceError, OperationalError
+    from kombu.exceptions import OperationalError as KombuOperationalError
+
+    return (InterfaceError, OperationalError, KombuOperationalError, redis.RedisError, ConnectionError)
+
+
+def _retrying(action: Any, *, what: str, limit_s: float = 120.0) -> Any:
+    """``action()``; with --faults, again after a database or broker error (the server is
+    restarting) until it answers, up to ``limit_s``."""
+    if not FAULTS.on:
+        return action()
+    from django.db import connection
+
+    deadline = time.monotonic() + limit_s
+    while True:
+        try:
+            return action()
+        except _db_errors():
+            connection.close()
+            FAULTS.retried += 1
+            if time.monotonic() > deadline:
+                raise SystemExit(f"bench-night: {what} kept failing for {limit_s:.0f} s") from None
+            time.sleep(0.5)
+
 
 TRADES: dict[str, dict[str, Any]] = {
     "bakery": {
@@ -245,7 +305,26 @@ def main() -> None:
     parser.add_argument("--paying", type=float, default=0.8, help="share of accounts that pay (default 0.8)")
     parser.add_argument("--feeds", type=int, default=200)
     parser.add_argument("--json", action="store_true", help="print only the closing JSON line")
+    parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="the fault night's mode (scripts/fault_night.py): see FAULTS in this file",
+    )
+    parser.add_argument(
+        "--graph-throttle",
+        action="store_true",
+        help="with --faults, throttles among the random Graph faults too (each pauses a channel 15 minutes)",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        default="",
+        help="write cProfile stats to DIR: the workers' tasks (sampled, one at a time per process) and the approvals",
+    )
     args = parser.parse_args()
+    FAULTS.on = args.faults
+    if args.graph_throttle:
+        FAULTS.RANDOM_GRAPH_FAULTS = (*FAULTS.RANDOM_GRAPH_FAULTS, "throttle")
     if args.accounts < 1 or args.feeds < 1 or not 0 <= args.paying <= 1:
         parser.error("--accounts and --feeds must be at least 1, --paying between 0 and 1")
     for name in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL"):
@@ -285,6 +364,9 @@ def main() -> None:
         LOG_LEVEL="WARNING",
         BENCH_NIGHT_REDIS_URL=os.environ["REDIS_URL"],
     )
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+        os.environ["BENCH_NIGHT_PROFILE"] = str(Path(args.profile).resolve())
     import django
 
     django.setup()
@@ -360,48 +442,73 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
 
     env = dict(os.environ)
     env["DATABASE_URL"] = _test_database_url()
-    for n in range(WORKER_PROCESSES):
-        workers.append(
-            subprocess.Popen(  # noqa: S603 (our own interpreter and module)
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "scripts.bench_night_worker",
-                    "worker",
-                    "--pool=threads",
-                    f"--concurrency={WORKER_THREADS}",
-                    f"--hostname=bench-night-{n}@%h",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                    "--loglevel=WARNING",
-                ],
-                cwd=ROOT,
-                env=env,
-                stdout=(work / f"worker-{n}.log").open("wb"),
-                stderr=subprocess.STDOUT,
-            )
+
+    def worker_start(n: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(  # noqa: S603 (our own interpreter and module)
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "scripts.bench_night_worker",
+                "worker",
+                "--pool=threads",
+                f"--concurrency={WORKER_THREADS}",
+                f"--hostname=bench-night-{n}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--loglevel=WARNING",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=(work / f"worker-{n}.log").open("ab"),
+            stderr=subprocess.STDOUT,
         )
+
+    for n in range(WORKER_PROCESSES):
+        workers.append(worker_start(n))
+    night_over = threading.Event()
+    if FAULTS.on:
+        threading.Thread(target=_supervise, args=(workers, worker_start, night_over), daemon=True).start()
     _workers_ready(celery_app, len(workers), work)
 
     stages: dict[str, dict[str, float]] = {}
     night_started = time.perf_counter()
+    ticker_stop = threading.Event()
+    if FAULTS.on:
+        FAULTS.sweeps.add("extract_articles")  # extraction left over, runs past their deadline
+        threading.Thread(target=_sweeps, args=(ticker_stop,), daemon=True).start()
     stages["research"] = stage_research(counters)
     say(args, f"research: {stages['research']['wall_s']:.1f} s")
+    FAULTS.sweeps.update({"compose_drafts", "gate_drafts"} if FAULTS.on else ())
     stages["compose"], stages["gate"] = stage_compose_and_gate(counters)
     say(args, f"compose: {stages['compose']['wall_s']:.1f} s, gate done at {stages['gate']['wall_s']:.1f} s")
-    stages["approve"] = stage_approve(accounts=accounts, owners=owners)
+    if args.profile:
+        import cProfile
+
+        with cProfile.Profile() as profile:
+            stages["approve"] = stage_approve(accounts=accounts, owners=owners)
+        profile.dump_stats(str(Path(args.profile) / "approve.prof"))
+    else:
+        stages["approve"] = stage_approve(accounts=accounts, owners=owners)
     say(args, f"approve: {stages['approve']['wall_s']:.1f} s ({stages['approve']['items']} approvals)")
-    ticker_stop = threading.Event()
+    if FAULTS.on:
+        FAULTS.sweeps.update({"publish_due", "poll_ig_containers", "reconcile_recent"})
     ticker = threading.Thread(target=_beat, args=(ticker_stop,), daemon=True)
     ticker.start()
+    graph_faults = threading.Thread(target=_graph_faults, args=(ticker_stop, control), daemon=True)
+    if FAULTS.on:
+        graph_faults.start()
     try:
         stages["publish"], stages["reconcile"] = stage_publish_and_reconcile()
     finally:
         ticker_stop.set()
         ticker.join(timeout=10)
+        if FAULTS.on:
+            graph_faults.join(timeout=10)
+            control("clear_injections")
+        night_over.set()
     elapsed_s = time.perf_counter() - night_started
     say(args, f"publish: {stages['publish']['wall_s']:.1f} s, reconcile done at {stages['reconcile']['wall_s']:.1f} s")
 
@@ -438,6 +545,13 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
         **outcome,
     }
     report["articles"] = floor["pages"]
+    if FAULTS.on:
+        report["faults"] = {
+            "worker_restarts": FAULTS.worker_restarts,
+            "bench_retries": FAULTS.retried,
+            "graph_faults": dict(FAULTS.graph_faults),
+            **composed_everywhere(),
+        }
     report["target_s"] = 300
     report["research_politeness"] = {"host_delay_s": settings.RESEARCH_HOST_DELAY_S}
     return report
@@ -555,8 +669,10 @@ def _idle(counters: Any, prefixes: tuple[str, ...]) -> bool:
     from django.conf import settings
 
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    if broker.llen("celery"):
+    if any(broker.llen(queue.name) for queue in settings.CELERY_TASK_QUEUES):
         return False
+    if FAULTS.on:
+        return True  # a killed task started and never finished: the work itself is checked instead
     started = _counts(counters, "bench-night:started")
     finished = _counts(counters, "bench-night:finished")
     return all(finished.get(name, 0) >= n for name, n in started.items() if name.startswith(prefixes))
@@ -564,7 +680,7 @@ def _idle(counters: Any, prefixes: tuple[str, ...]) -> bool:
 
 def _wait(condition: Any, what: str) -> None:
     deadline = time.monotonic() + STAGE_TIMEOUT_S
-    while not condition():
+    while not _retrying(condition, what=what, limit_s=STAGE_TIMEOUT_S):
         if time.monotonic() > deadline:
             raise SystemExit(f"bench-night: {what} did not finish within {STAGE_TIMEOUT_S} s")
         time.sleep(0.2)
@@ -634,11 +750,15 @@ def stage_approve(*, accounts: list, owners: dict) -> dict[str, float]:
         for account in accounts:
             if not account.is_paying:
                 continue
-            for draft in drafts_awaiting_approval(account=account):
+            waiting = partial(lambda of: list(drafts_awaiting_approval(account=of)), account)
+            for draft in _retrying(waiting, what="the drafts page"):
                 # Due at once, as the headless pipeline approves: a customer's approval takes
                 # the next posting slot (tomorrow morning, in the account's zone), and the night
                 # measures throughput, not the wait for it. Publishing at the slot, exact to the
                 # minute through the same publish_due sweep, is tests/publish/test_queue.py's.
+                if FAULTS.on:
+                    approved += _approve_retrying(draft, owners[account.pk])
+                    continue
                 draft_approve(draft=draft, user=owners[account.pk], post_now=True)
                 approved += 1
     wall = time.perf_counter() - started
@@ -651,8 +771,93 @@ def _beat(stop: threading.Event) -> None:
 
     while not stop.wait(1.0):
         for name in ("publish_due", "poll_ig_containers", "reconcile_recent"):
-            _job(name)
+            try:
+                _job(name)
+            except _db_errors():
+                if not FAULTS.on:
+                    raise
+                connection.close()  # beat reconnects and asks again next tick
     connection.close()
+
+
+def _sweeps(stop: threading.Event) -> None:
+    """--faults: each tick, the next slot's run of every recovery sweep (FAULTS)."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from cron.jobs import job_get
+    from cron.services import job_run_request
+
+    tick = 0
+    while not stop.wait(FAULTS.SWEEP_EVERY_S):
+        tick += 1
+        for name in sorted(FAULTS.sweeps):
+            try:
+                job_run_request(job_name=name, at=timezone.now() + tick * job_get(name).period, trigger="bench")
+            except _db_errors():
+                connection.close()
+    connection.close()
+
+
+def _supervise(workers: list, start: Any, over: threading.Event) -> None:
+    """--faults: a worker that died is started again at once, as a supervisor does."""
+    while not over.wait(0.5):
+        for n, worker in enumerate(workers):
+            if worker.poll() is not None and not over.is_set():
+                workers[n] = start(n)
+                FAULTS.worker_restarts += 1
+
+
+def _graph_faults(stop: threading.Event, control: Any) -> None:
+    """--faults: the platform misbehaving at random while posts go out."""
+    chance = random.Random(13)
+    while sum(FAULTS.graph_faults.values()) < FAULTS.GRAPH_FAULTS_MAX and not stop.wait(FAULTS.GRAPH_FAULT_EVERY_S):
+        kind = chance.choice(FAULTS.RANDOM_GRAPH_FAULTS)
+        try:
+            # One fault waiting at a time: the next write after it, not every write from then on.
+            control("clear_injections")
+            control("inject", method="POST", path_regex=r"/(feed|media|media_publish)(\?|$)", kind=kind, times=1)
+        except OSError:
+            continue
+        FAULTS.graph_faults[kind] = FAULTS.graph_faults.get(kind, 0) + 1
+
+
+def _approve_retrying(draft: Any, owner: Any) -> int:
+    """--faults: the customer taps approve again until it answers; 1 if this tap approved it."""
+    from posting.errors import DraftStateError
+    from posting.models import Draft
+    from posting.services import draft_approve
+    from publish.errors import PublishNotEnqueued
+
+    def tap() -> int:
+        try:
+            draft_approve(draft=draft, user=owner, post_now=True)
+        except PublishNotEnqueued:
+            return 1  # approved and committed; the publish sweep sends it
+        except DraftStateError:
+            # A tap whose answer was lost may have approved it already.
+            return int(Draft.objects.filter(pk=draft.pk, status=Draft.Status.APPROVED).exists())
+        return 1
+
+    return int(_retrying(tap, what="approving"))
+
+
+def composed_everywhere() -> dict[str, int]:
+    """--faults: every account with articles of its own was composed despite the kills: it has
+    drafts, or the composer recorded why not (an article off its topic: a small night has
+    fewer feeds than trades, so some accounts only follow another trade's)."""
+    from accounts.models import Account
+    from posting.models import ComposeSkip, Draft
+    from research.selectors import articles_usable_for_account
+
+    with_articles = [a for a in Account.objects.all() if articles_usable_for_account(account=a).exists()]
+    drafted = set(Draft.objects.values_list("account_id", flat=True))
+    skipped = set(ComposeSkip.objects.values_list("account_id", flat=True))
+    return {
+        "accounts_with_articles": len(with_articles),
+        "accounts_with_drafts": sum(1 for a in with_articles if a.pk in drafted),
+        "accounts_never_composed": sum(1 for a in with_articles if a.pk not in drafted | skipped),
+    }
 
 
 def stage_publish_and_reconcile() -> tuple[dict[str, float], dict[str, float]]:

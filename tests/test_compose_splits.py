@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 COMPOSE = Path(__file__).resolve().parent / "data" / "compose"
-SPLITS = ["dev", "blind", "blind2", "blind3", "blind4"]
+SPLITS = ["dev", "blind", "blind2", "blind3", "blind4", "blind5"]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
 PLATFORM_POSTS = {"facebook_page": "facebook_posts", "instagram": "instagram_posts"}
@@ -139,4 +139,29 @@ def test_blind4_shape() -> None:
     assert [slug for slug, business in businesses.items() if not business["instagram_posts"]] == ["westmere-electrical"]
     # no split repeats another's businesses: a fresh split is fresh
     earlier = {slug for split in ("dev", "blind", "blind2", "blind3") for slug in _businesses(split)}
+    assert not earlier & set(businesses)
+
+
+def test_blind5_shape() -> None:
+    """The held-out split written after blind2-4 were tuned on or scored: its counts, not its scores."""
+    businesses = _businesses("blind5")
+    articles = _articles("blind5")
+    labels = _labels("blind5")
+    assert len(businesses) == 5
+    assert len(articles) == 51
+    assert len({name.split("-")[0] for name in articles}) >= 8
+    for name, text in articles.items():
+        assert 200 <= len(text.split()) <= 600, name
+    relevant = {slug: label["relevant"] for slug, label in labels.items() if not slug.startswith("_")}
+    assert all(6 <= len(names) <= 8 for names in relevant.values()), relevant
+    everyone = [name for names in relevant.values() for name in names]
+    assert len(everyone) - len(set(everyone)) == 2  # two articles are relevant to two businesses
+    assert len(articles.keys() - set(everyone)) == 18  # off-topic for all five
+    assert len(labels["_same_story"]) == 3
+    no_industry = [slug for slug, business in businesses.items() if not business["industry"].strip()]
+    assert no_industry == ["clean-sweep-chimneys"]
+    no_instagram = [slug for slug, business in businesses.items() if not business["instagram_posts"]]
+    assert no_instagram == ["kelford-lock-and-key"]
+    # no split repeats another's businesses: a fresh split is fresh
+    earlier = {slug for split in ("dev", "blind", "blind2", "blind3", "blind4") for slug in _businesses(split)}
     assert not earlier & set(businesses)

@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from accounts.models import Platform
-from posting.composer.relevance import BusinessTopic, word_stem, words_of
+from posting.composer.relevance import ARTICLE_CACHE_SIZE, BusinessTopic, word_stem, words_of
 from posting.gate.core import sentences_split
 from posting.voice.stats import EMOJI_RE, HASHTAG_RE, MENTION_RE
 from publish.limits import MAX_CHARS
@@ -168,14 +169,13 @@ def compose_extractive(
     """
     del industry  # The topic carries the industry's vocabulary now; kept for callers' sake.
     seed = zlib.crc32(title.encode("utf-8", "ignore"))
-    traits = voice_traits(stats=stats, platform=platform, seed=seed, article_words=set(words_of(f"{title} {body}")))
-    sentences = sentences_split(body)
+    reading = _article_reading(title, body)
+    traits = voice_traits(stats=stats, platform=platform, seed=seed, article_words=set(reading.words))
+    sentences = list(reading.sentences)
     opening = _opening(traits, seed)
     closing = _closing(traits, platform=platform, outlet=outlet, bio_link=bio_link, seed=seed)
     frame = len(opening) + sum(len(block) + 2 for block in closing)
-    chosen = _choose_facts(
-        sentences, title=title, topic=topic, traits=traits, budget=max(traits.target_chars - frame, 0)
-    )
+    chosen = _choose_facts(reading, topic=topic, traits=traits, budget=max(traits.target_chars - frame, 0))
     if not chosen:
         return None
     facts = " ".join(sentences[i] for i in chosen)
@@ -190,18 +190,63 @@ def compose_extractive(
 # --------------------------------------------------------------------------- facts
 
 
+@dataclass(frozen=True)
+class _SentenceReading:
+    """What a sentence of the article is, whoever posts it: all of ``_fact_score`` but the
+    business's own words (the only part that depends on the account)."""
+
+    stems: frozenset[str]
+    leans_back: float
+    numbers: int
+    names: int
+    on_story: int
+    length_fit: float
+    early: float
+    # Subtracted from the score, after it (``_refers_back``).
+    refers_back: float
+
+
+@dataclass(frozen=True)
+class _ArticleReading:
+    words: frozenset[str]
+    sentences: tuple[str, ...]
+    facts: tuple[_SentenceReading, ...]
+
+
+# Every account that receives an article drafts from it for each platform (about 40 drafts a
+# page at 1,000 accounts and 200 feeds): its sentences are split and read once per process.
+# Keyed by the text itself, so an edited article is read afresh.
+@lru_cache(maxsize=ARTICLE_CACHE_SIZE)
+def _article_reading(title: str, body: str) -> _ArticleReading:
+    sentences = sentences_split(body)
+    title_stems = {word_stem(w) for w in words_of(title)}
+    facts = []
+    for index, sentence in enumerate(sentences):
+        stems = {word_stem(w) for w in words_of(sentence)}
+        facts.append(
+            _SentenceReading(
+                stems=frozenset(stems),
+                leans_back=_leans_back(sentence, title_stems),
+                numbers=min(len(NUMBER_RE.findall(sentence)), 3),
+                names=min(len(CAPITALISED_RE.findall(sentence)), 4),
+                # On the story's subject, but a sentence that only restates the headline adds little.
+                on_story=min(len(stems & title_stems), 2),
+                length_fit=1.0 if 70 <= len(sentence) <= 220 else 0.0,
+                early=0.5 * (1 - index / max(len(sentences), 1)),
+                refers_back=_refers_back(sentences, index, title_stems),
+            )
+        )
+    return _ArticleReading(words=frozenset(words_of(f"{title} {body}")), sentences=tuple(sentences), facts=tuple(facts))
+
+
 def _choose_facts(
-    sentences: list[str], *, title: str, topic: BusinessTopic | None, traits: VoiceTraits, budget: int
+    reading: _ArticleReading, *, topic: BusinessTopic | None, traits: VoiceTraits, budget: int
 ) -> list[int]:
     """The best sentences for this business, in the article's order, while they fit the length."""
-    title_stems = {word_stem(w) for w in words_of(title)}
+    sentences = reading.sentences
     scored = sorted(
         (
-            (
-                _fact_score(sentence, index, len(sentences), title_stems, topic)
-                - _refers_back(sentences, index, title_stems),
-                index,
-            )
+            (_fact_score(reading.facts[index], topic) - reading.facts[index].refers_back, index)
             for index, sentence in enumerate(sentences)
             if _can_stand_alone(sentence, traits)
         ),
@@ -237,24 +282,17 @@ def _can_stand_alone(sentence: str, traits: VoiceTraits) -> bool:
     return traits.you or not YOU_RE.search(sentence)
 
 
-def _fact_score(sentence: str, index: int, count: int, title_stems: set[str], topic: BusinessTopic | None) -> float:
+def _fact_score(fact: _SentenceReading, topic: BusinessTopic | None) -> float:
     """Matters to the business (its words), concrete (numbers, names), on the story's subject."""
-    stems = {word_stem(w) for w in words_of(sentence)}
-    business = min(sum(topic.weight(s) for s in stems), 3.0) if topic else 0.0
-    numbers = min(len(NUMBER_RE.findall(sentence)), 3)
-    names = min(len(CAPITALISED_RE.findall(sentence)), 4)
-    # On the story's subject, but a sentence that only restates the headline adds little.
-    on_story = min(len(stems & title_stems), 2)
-    length_fit = 1.0 if 70 <= len(sentence) <= 220 else 0.0
-    early = 0.5 * (1 - index / max(count, 1))
+    business = min(sum(topic.weight(s) for s in fact.stems), 3.0) if topic else 0.0
     return (
-        -_leans_back(sentence, title_stems)
+        -fact.leans_back
         + 1.5 * business
-        + 0.4 * numbers
-        + 0.3 * names
-        + 0.4 * on_story
-        + length_fit
-        + early
+        + 0.4 * fact.numbers
+        + 0.3 * fact.names
+        + 0.4 * fact.on_story
+        + fact.length_fit
+        + fact.early
     )
 
 

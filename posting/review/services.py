@@ -13,6 +13,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -78,17 +79,39 @@ def review_edited(*, draft: Draft) -> None:
 
 
 def review_decided(*, draft: Draft, user: AbstractBaseUser | None, decision: str) -> DraftReview:
-    """Record the decision and, when the draft was shown, how long after its first showing it came."""
-    review = _review_for(draft)
+    """Record the decision and, when the draft was shown, how long after its first showing it came.
+
+    Two queries when the draft was shown (read, update), three when it was not (read, insert
+    with the decision, all in a savepoint): it runs inside every approval.
+    """
     decided_at = draft.decided_at or timezone.now()
+    decided_by = user if user is not None and user.pk else None
+    review = DraftReview.objects.filter(draft_id=draft.pk).first()
+    if review is None:
+        # Decided without being shown (headless): recorded with the decision in one insert.
+        # A concurrent first showing may insert it meanwhile: then it is read and updated.
+        try:
+            with transaction.atomic():
+                return DraftReview.objects.create(
+                    draft=draft,
+                    account_id=draft.account_id,
+                    reading_seconds=reading_seconds_of(draft.text),
+                    decision=decision,
+                    decided_at=decided_at,
+                    decided_by_id=decided_by.pk if decided_by is not None else None,
+                )
+        except IntegrityError:
+            review = DraftReview.objects.get(draft_id=draft.pk)
     seconds = (decided_at - review.first_shown_at).total_seconds() if review.first_shown_at else None
-    DraftReview.objects.filter(pk=review.pk).update(
-        decision=decision,
-        decided_at=decided_at,
-        decided_by=user if user is not None and user.pk else None,
-        seconds_to_decision=max(seconds, 0.0) if seconds is not None else None,
-    )
-    review.refresh_from_db()
+    changes = {
+        "decision": decision,
+        "decided_at": decided_at,
+        "decided_by": decided_by,
+        "seconds_to_decision": max(seconds, 0.0) if seconds is not None else None,
+    }
+    DraftReview.objects.filter(pk=review.pk).update(**changes)
+    for name, value in changes.items():
+        setattr(review, name, value)
     return review
 
 

@@ -251,15 +251,17 @@ def test_the_compose_job_queues_one_task_per_active_account(django_capture_on_co
     accounts = [factories.account_create(name=f"Shop {n}", slug=f"shop-{n}") for n in range(3)]
     factories.account_create(name="Paused", slug="paused", paused=True)
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    broker.delete("celery")
+    broker.delete("celery", "compose")
 
     # when the cron job runs (on a broker: tasks go to the workers, none composes here)
     with django_capture_on_commit_callbacks(execute=True):
         counts = job_get("compose_drafts").service_function()()
 
-    # then every active account has its own task, so the workers compose them side by side
-    queued = [json.loads(message) for message in broker.lrange("celery", 0, -1)]
-    broker.delete("celery")
+    # then every active account has its own task, so the workers compose them side by side,
+    # on the compose queue: the drafts they hand the gate never wait behind the other accounts
+    queued = [json.loads(message) for message in broker.lrange("compose", 0, -1)]
+    assert broker.llen("celery") == 0
+    broker.delete("celery", "compose")
     assert counts == {"accounts": 3}
     assert sorted(m["headers"]["task"] for m in queued) == ["posting.tasks.account_drafts_compose_task"] * 3
     assert sorted(m["headers"]["argsrepr"] for m in queued) == sorted(f"({a.pk},)" for a in accounts)

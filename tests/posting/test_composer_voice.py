@@ -6,10 +6,13 @@ import pytest
 
 from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive
 from posting.composer.relevance import (
+    STRONG_MATCH_FACTOR,
     relevance_score,
     same_story,
     story_print,
     topic_build,
+    word_family,
+    word_stem,
     words_of,
 )
 from posting.gate.core import gate_evaluate
@@ -374,3 +377,71 @@ def test_a_word_of_the_business_name_or_a_number_is_not_what_it_is() -> None:
     topic = topic_build(industry="Chess club", own_names=["Ashgrove Chess Club"], past_posts=posts)
     assert "chess" in topic.subject_terms
     assert not {"pm", "ashgrov", "ashgrove"} & topic.subject_terms
+
+
+def test_an_article_word_of_the_same_family_is_the_business_word() -> None:
+    # The piano school writes "piano", the article "pianist"; the honey farm "beekeeping", the
+    # article "beekeepers". A word family is one term; a theatre's "musical" is not "music".
+    assert word_family(word_stem("pianist")) == word_family(word_stem("piano"))
+    assert word_family(word_stem("beekeepers")) == word_family(word_stem("beekeeping"))
+    assert word_family(word_stem("potter")) == word_family(word_stem("pottery"))
+    assert word_family(word_stem("musical")) != word_family(word_stem("music"))
+    assert word_family(word_stem("water")) == "water"
+    topic = topic_build(industry="music tuition", past_posts=["Piano lessons on Tuesdays.", "Piano exams next week."])
+    assert topic.ours(word_stem("pianists")) == word_stem("piano")
+    body = (
+        "Forty young pianists will play in the town's first piano competition for pupils, with piano "
+        "teachers judging each round.\n\nThe pianists play two pieces each, and lessons are offered to the winners."
+    )
+    young = relevance_score(topic=topic, title="Young pianists compete for a scholarship", body=body)
+    assert young.relevant, young
+    assert "piano" in young.matched
+
+
+def test_a_word_of_a_name_in_the_article_is_not_the_trade_word() -> None:
+    # A potter named after her kiln: "Kiln Lane" in a crime story is a street, not a kiln, even
+    # though the story also "throws" stones (and she throws pots).
+    posts = [
+        "Throwing bowls all morning. The kiln needs a new shelf.",
+        "Kiln opened this morning. Throwing again tomorrow.",
+        "Fired the kiln overnight. Glazing mugs today.",
+    ]
+    topic = topic_build(industry="", own_names=["The Kiln Room"], past_posts=posts)
+    crime = relevance_score(
+        topic=topic,
+        title="Vandals throw stones at windows on Kiln Lane",
+        body=(
+            "Residents of Kiln Lane say vandals have been throwing stones at windows.\n\n"
+            "Police said the throwing had happened on three nights on Kiln Lane."
+        ),
+    )
+    assert not crime.relevant, crime
+    assert "no word of our trade" in crime.short
+    firing = relevance_score(
+        topic=topic,
+        title="Potters face higher kiln firing costs",
+        body=(
+            "Studios say firing a kiln now costs twice as much.\n\n"
+            "One potter fires her kiln at night to save on throwing."
+        ),
+    )
+    assert firing.relevant, firing
+
+
+def test_two_trade_words_as_evidence_pass_a_little_under_the_threshold() -> None:
+    # A story about the trade is diluted by its own words (a pesticide, its committee, a crop):
+    # two words of what the business is weighing as evidence let it pass at STRONG_MATCH_FACTOR
+    # of the threshold.
+    posts = ["Our bees made heather honey.", "Honey jars out.", "The bees are busy.", "Bees on the heather."]
+    topic = topic_build(industry="beekeeping and honey", past_posts=posts)
+    assert STRONG_MATCH_FACTOR < 1.0
+    assert {"bee", "beekeep"} <= topic.subject_terms
+    others = "growers committee aphids virus seeds yields department farmers weeds sugar factories ministers tractors"
+    body = (
+        "Ministers refused the beet growers' pesticide, citing the risk to bees and wild bees.\n\n"
+        "Beekeepers welcomed it: bees forage at field edges, and beekeepers lost bees there. "
+        + " ".join(f"The {word} matter." for word in [*others.split(), "loans", "exports"])
+    )
+    diluted = relevance_score(topic=topic, title="Ministers refuse pesticide on sugar beet", body=body)
+    assert topic.threshold * STRONG_MATCH_FACTOR <= diluted.score < topic.threshold
+    assert diluted.relevant, diluted

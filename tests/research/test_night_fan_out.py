@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from config.celery_app import app as celery_app
 from devkit.demo_feeds import ATOM_PATH, RSS_PATH
@@ -68,6 +70,31 @@ def test_runs_still_open_at_the_deadline_are_closed_with_unread_feeds_as_timeout
     assert (run.feeds_failed, run.error_kinds) == (1, {ErrorKind.TIMEOUT: 1})
 
 
+@pytest.mark.django_db
+def test_runs_past_the_deadline_are_closed_by_the_extraction_sweep_when_the_deadline_message_was_lost(
+    demo_site, settings
+) -> None:
+    # The fault night: a worker killed holding the deadline's countdown message (and the
+    # feed tasks) leaves the night's runs open until the broker's visibility timeout, an hour.
+    settings.RESEARCH_NIGHT_DEADLINE_S = 60
+    reader = factories.account_create(name="Reader", slug="reader")
+    services.source_subscribe(account=reader, url=f"{demo_site.base_url}{RSS_PATH}")
+    services.research_night_dispatch()  # no worker ever runs the feed or the deadline (on-commit never fires)
+    later = factories.account_create(name="Later", slug="later")
+    ResearchRun.objects.update(started_at=timezone.now() - timedelta(seconds=61))
+    recent = ResearchRun.objects.create(account=later)
+
+    # when the extraction sweep runs (every 15 minutes)
+    counts = services.articles_extract_pending()
+
+    # then the overdue run is closed, its unread feed a timeout; a run still within its night is left alone
+    assert counts["research_runs_closed_overdue"] == 1
+    run = ResearchRun.objects.get(account=reader)
+    assert run.finished_at and (run.feeds_failed, run.error_kinds) == (1, {ErrorKind.TIMEOUT: 1})
+    recent.refresh_from_db()
+    assert recent.finished_at is None
+
+
 @pytest.fixture
 def two_workers(transactional_db, demo_server, tmp_path: Path) -> Iterator[list[WorkerProcess]]:
     tarpit = servers.HostileServer().start()
@@ -119,6 +146,11 @@ def test_a_tarpit_feed_costs_its_own_subscriber_and_nobody_else(two_workers, dem
         lambda: ResearchRun.objects.filter(account=hostile, finished_at__isnull=False).first(),
         timeout=90,
         what=f"the tarpit's run to finish\n{logs}",
+    )
+    # The numbers docs/RELIABILITY.md records (pytest -s shows them).
+    print(
+        f"tarpit: customer's run {(mine.finished_at - mine.started_at).total_seconds():.1f} s, "
+        f"the tarpit's own {(theirs.finished_at - theirs.started_at).total_seconds():.1f} s"
     )
     assert theirs.starved and theirs.finished_at > mine.finished_at
     assert (theirs.finished_at - theirs.started_at).total_seconds() >= 10
