@@ -497,6 +497,21 @@ RESEARCH_POLITENESS_REDIS_URL = env_str(
     "REDIS_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
 )
 
+# The cache (the drafts page's cards, the password-reset limit) and the sessions' read copy:
+# in Redis when there is one (the same URL as politeness above), so every gunicorn worker
+# shares one cache and a signed-in request reads its session without a database query
+# (cached_db: written through to the database, so a flushed or lost cache signs no one out).
+# Without Redis (the embedded default) each process keeps its own in memory.
+if RESEARCH_POLITENESS_REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": RESEARCH_POLITENESS_REDIS_URL,
+            "KEY_PREFIX": "landed-cache",
+        }
+    }
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
 # Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).
 # Each of the username and the address is locked on its own after AXES_FAILURE_LIMIT
 # failures, so guessing one user's password from many addresses, or many users' from one
