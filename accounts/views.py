@@ -32,7 +32,8 @@ from accounts.selectors import invites_pending, member_may_change_settings, team
 # The invite link's token, kept in the session between the emailed link and the accept page.
 INVITE_SESSION_KEY = "landed_invite_token"
 # Password reset emails per address per hour; beyond it the form answers the same and sends
-# nothing (the per-process cache: a soft limit against mail-bombing someone, never an oracle).
+# nothing (the cache: Redis, shared by every process, when configured; a soft limit against
+# mail-bombing someone, never an oracle).
 RESET_EMAILS_PER_HOUR = 3
 
 

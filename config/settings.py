@@ -405,6 +405,9 @@ REVIEW_BURST_SECONDS = env_int("REVIEW_BURST_SECONDS", 120)
 # A failed (refused, never seen) publication keeps its account's alarm open this long, or
 # until it is retried.
 WATCHDOG_REFUSED_LOOKBACK_HOURS = env_int("WATCHDOG_REFUSED_LOOKBACK_HOURS", 72)
+# Research runs every few hours and quiet feeds often have nothing new for one run: "found
+# nothing usable" alarms only once no run in this many hours found anything usable.
+WATCHDOG_RESEARCH_QUIET_HOURS = env_int("WATCHDOG_RESEARCH_QUIET_HOURS", 24)
 # An account's source not read successfully for this long (while being tried) alarms for that account.
 WATCHDOG_SOURCE_FAILING_HOURS = env_int("WATCHDOG_SOURCE_FAILING_HOURS", 24)
 WATCHDOG_TOKEN_EXPIRY_DAYS = env_int("WATCHDOG_TOKEN_EXPIRY_DAYS", 7)
@@ -493,6 +496,21 @@ RESEARCH_ACCOUNT_FETCH_SECONDS_PER_NIGHT = env_int("RESEARCH_ACCOUNT_FETCH_SECON
 RESEARCH_POLITENESS_REDIS_URL = env_str(
     "REDIS_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
 )
+
+# The cache (the drafts page's cards, the password-reset limit) and the sessions' read copy:
+# in Redis when there is one (the same URL as politeness above), so every gunicorn worker
+# shares one cache and a signed-in request reads its session without a database query
+# (cached_db: written through to the database, so a flushed or lost cache signs no one out).
+# Without Redis (the embedded default) each process keeps its own in memory.
+if RESEARCH_POLITENESS_REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": RESEARCH_POLITENESS_REDIS_URL,
+            "KEY_PREFIX": "landed-cache",
+        }
+    }
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).
 # Each of the username and the address is locked on its own after AXES_FAILURE_LIMIT

@@ -78,8 +78,10 @@ def alarm_text(alarm: Alarm) -> AlarmText:
             "Look at the account's sources on the console; replace failing feeds or add new ones with the customer.",
         )
     if kind == "source_failing":
+        # A feed of one account's own choosing names that account; a preset feed is everyone's.
+        whose = f"{who}: its source" if alarm.account is not None else "Source"
         return AlarmText(
-            f"Source {quoted(d.get('title'))} failed {_n(d, 'consecutive_failures')} times in a row "
+            f"{whose} {quoted(d.get('title'))} failed {_n(d, 'consecutive_failures')} times in a row "
             f"({d.get('last_error_kind') or 'error'}).",
             "Open the feed yourself; if it moved or blocks us, replace it for the accounts that follow it.",
         )

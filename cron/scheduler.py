@@ -52,9 +52,12 @@ class InProcessScheduler(threading.Thread):
 
         created = 0
         at = self.clock()
+        done = self._completed_in_slot(at)
         for job in JOBS:
             if self._stop.is_set():
                 break
+            if job.name in done:
+                continue
             try:
                 _, new = job_run_request(job_name=job.name, at=at, trigger=TRIGGER)
                 created += int(new)
@@ -64,6 +67,23 @@ class InProcessScheduler(threading.Thread):
                 # One job's failure (already recorded on its run) must not stop the others.
                 logger.exception("scheduler: requesting %s failed", job.name)
         return created
+
+    def _completed_in_slot(self, at: datetime) -> set[str]:
+        """The jobs with a run that completed (any trigger) since the start of their current slot."""
+        from django.db.models import Max
+
+        from cron.models import JobRun
+
+        earliest = min((job.slot(at) for job in JOBS), default=at)
+        last_ok = (
+            JobRun.objects.filter(outcome=JobRun.Outcome.OK, finished_at__gte=earliest)
+            .order_by()
+            .values("job")
+            .annotate(last=Max("finished_at"))
+            .values_list("job", "last")
+        )
+        slots = {job.name: job.slot(at) for job in JOBS}
+        return {name for name, last in last_ok if name in slots and last >= slots[name]}
 
     def run(self) -> None:
         try:

@@ -227,7 +227,8 @@ def _heartbeat_ping() -> bool:
 
 
 def watchdog_research() -> dict[str, int]:
-    """An account whose latest research run yielded no usable article, or that has had no
+    """An account whose research runs of the last WATCHDOG_RESEARCH_QUIET_HOURS (the latest
+    included) yielded no usable article, or that has had no
     research run for longer than the research job's period + grace; a source failing N
     times in a row.
 
@@ -257,7 +258,7 @@ def watchdog_research() -> dict[str, int]:
                     },
                 )
             )
-        elif latest is not None and latest.starved:
+        elif latest is not None and latest.starved and not _usable_since(account, now=now):
             conditions.append(
                 Condition(
                     kind=Kind.RESEARCH_STARVED,
@@ -275,6 +276,13 @@ def watchdog_research() -> dict[str, int]:
     conditions.extend(_account_source_conditions(now=now))
     kinds = {Kind.RESEARCH_STARVED, Kind.SOURCE_FAILING, Kind.SOURCE_FAILING_FOR_ACCOUNT}
     return alarms_sync(kinds=kinds, conditions=conditions)
+
+
+def _usable_since(account: Account, *, now: datetime) -> bool:
+    """Whether a research run of the account found something usable in the quiet window: one
+    run with nothing new (a quiet afternoon, or a run right after another) is no alarm."""
+    quiet_since = now - timedelta(hours=settings.WATCHDOG_RESEARCH_QUIET_HOURS)
+    return ResearchRun.objects.filter(account=account, finished_at__gte=quiet_since, usable_articles__gt=0).exists()
 
 
 def _source_failing_conditions() -> list[Condition]:

@@ -18,9 +18,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.access import AuthenticatedHttpRequest, member_required
+from accounts.access import AuthenticatedHttpRequest, member_may_change_settings, member_may_edit, member_required
 from accounts.models import Account, Platform
-from accounts.selectors import accounts_for_member, member_may_edit, membership_role
+from accounts.selectors import accounts_for_member
 from notifications import selectors as notification_selectors
 from notifications import services as notification_services
 from notifications.errors import NotificationSettingsInvalid
@@ -502,8 +502,7 @@ def _local(account: Account, at: datetime) -> str:
 
 
 def _may_change_settings(request: AuthenticatedHttpRequest, account: Account) -> bool:
-    role = membership_role(user=request.user, account=account)
-    return role is not None and role.may_change_settings
+    return member_may_change_settings(request, account)
 
 
 def _require_decider(request: AuthenticatedHttpRequest, account: Account) -> None:
@@ -548,7 +547,7 @@ def _edit_outcome(draft: Draft, *, changed: bool) -> str:
 
 
 def _can_decide(request: AuthenticatedHttpRequest, account: Account) -> bool:
-    return member_may_edit(user=request.user, account=account)
+    return member_may_edit(request, account)
 
 
 def _decidable_draft(request: AuthenticatedHttpRequest, account: Account, draft_id: int) -> Draft:

@@ -6,12 +6,14 @@
 One account with an owner, 50 drafts awaiting approval, 50 posts in the queue and 100 in
 History (landed ones with engagement) on a throwaway database (DATABASE_URL's test database,
 created and dropped here; in-memory SQLite without DATABASE_URL). The Django app is served
-by a threaded WSGI server in this process; the clients run in a separate process (so they do
-not share the server's GIL), ``--clients`` threads each sending ``--requests`` / clients
-requests per page, signed in with a real session cookie. Each page is measured after the
-bare view (``HttpResponse("ok")`` behind the same middleware) in the same run, and the
-script prints p50/p95 latency and throughput per page and each page's throughput as a
-ratio of the bare view's. Issue 11 asks: p95 < 100 ms, ratio >= 0.3. A "signed in" view
+the way production serves it (the Dockerfile and docker-compose.yml): gunicorn, ``--workers``
+sync worker processes (3 there), DEBUG off, persistent database connections and the cache and
+sessions settings.py gives it (Redis when REDIS_URL is set). The clients run in a separate
+process, ``--clients`` threads each sending ``--requests`` / clients requests per page,
+signed in with a real session cookie. Each page is measured after the bare view
+(``HttpResponse("ok")`` behind the same middleware, served by the same gunicorn) in the same
+run, and the script prints p50/p95 latency and throughput per page and each page's throughput
+as a ratio of the bare view's. Issue 11 asks: p95 < 100 ms, ratio >= 0.3. A "signed in" view
 (session, user and membership, then "ok") is measured too: what every page pays before its
 own work. The pages show 20 cards each (posting.selectors.PAGE_SIZE), the first page.
 """
@@ -22,15 +24,14 @@ import argparse
 import json
 import multiprocessing
 import os
+import socket
 import sys
 import threading
 import time
 import types
 from datetime import timedelta
 from pathlib import Path
-from socketserver import ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,7 +46,7 @@ import django  # noqa: E402 - the environment above must be set first
 django.setup()
 
 from django.conf import settings  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import connection, connections  # noqa: E402
 from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
@@ -82,14 +83,46 @@ def _urlconf() -> str:
     return module.__name__
 
 
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
+def _serve(port: int, workers: int, threads: int) -> None:
+    """In its own process: gunicorn serving Django's WSGI handler, as in the Dockerfile. Forked
+    after set-up, so the workers inherit the bench's settings (its URLs, its test database)."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]  # gunicorn ships no types
+
+    class Gunicorn(BaseApplication):
+        def load_config(self) -> None:
+            options = {
+                "bind": f"127.0.0.1:{port}",
+                "workers": workers,
+                "threads": threads,
+                "timeout": 60,
+                "backlog": 256,
+                "loglevel": "warning",
+            }
+            for key, value in options.items():
+                self.cfg.set(key, value)
+
+        def load(self) -> WSGIHandler:
+            return WSGIHandler()
+
+    Gunicorn().run()
 
 
-class _ThreadingServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    request_queue_size = 128
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_until_serving(port: int, *, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not listen on port {port} within {timeout:.0f} s")
 
 
 def _seed(*, drafts: int, queued: int, history: int) -> str:
@@ -212,26 +245,33 @@ def _clients(base: str, cookie: str, paths: list[str], clients: int, requests: i
     out.put(results)
 
 
-def bench(*, clients: int, requests: int) -> dict[str, Any]:
+def bench(*, clients: int, requests: int, workers: int, threads: int) -> dict[str, Any]:
     settings.ROOT_URLCONF = _urlconf()
     settings.ALLOWED_HOSTS = ["*"]
     cookie = _seed(drafts=50, queued=50, history=100)
-    from django.core.handlers.wsgi import WSGIHandler
-
-    server = make_server("127.0.0.1", 0, WSGIHandler(), server_class=_ThreadingServer, handler_class=_QuietHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    paths = ["/bench/bare/", "/bench/signed-in/bench/", *[f"/a/bench/{page}/" for page in PAGES]]
-    # Warm up (templates, connections), then measure.
-    warm: multiprocessing.Queue = multiprocessing.Queue()
-    _clients(base, cookie, paths, 2, 4, warm)
-    warm.get()
-    out: multiprocessing.Queue = multiprocessing.Queue()
-    process = multiprocessing.Process(target=_clients, args=(base, cookie, paths, clients, requests, out))
-    process.start()
-    results = out.get(timeout=1800)
-    process.join()
-    server.shutdown()
+    # Production runs with DEBUG off: no query log, no template debug information. Set before
+    # the first template is loaded (the engine reads it once).
+    settings.DEBUG = False
+    connections.close_all()  # the workers open their own after the fork
+    port = _free_port()
+    server = multiprocessing.get_context("fork").Process(target=_serve, args=(port, workers, threads))
+    server.start()
+    try:
+        _wait_until_serving(port)
+        base = f"http://127.0.0.1:{port}"
+        paths = ["/bench/bare/", "/bench/signed-in/bench/", *[f"/a/bench/{page}/" for page in PAGES]]
+        # Warm up (every worker's templates, connections and cache), then measure.
+        warm: multiprocessing.Queue = multiprocessing.Queue()
+        _clients(base, cookie, paths, 2 * workers, 4 * workers, warm)
+        warm.get()
+        out: multiprocessing.Queue = multiprocessing.Queue()
+        process = multiprocessing.Process(target=_clients, args=(base, cookie, paths, clients, requests, out))
+        process.start()
+        results = out.get(timeout=1800)
+        process.join()
+    finally:
+        server.terminate()  # SIGTERM: gunicorn's graceful stop
+        server.join(timeout=60)
     bare = results["/bench/bare/"]
     pages = {
         page: {**results[f"/a/bench/{page}/"], "ratio": results[f"/a/bench/{page}/"]["per_s"] / bare["per_s"]}
@@ -242,6 +282,7 @@ def bench(*, clients: int, requests: int) -> dict[str, Any]:
     return {
         "clients": clients,
         "requests_per_page": requests,
+        "server": f"gunicorn, {workers} workers x {threads} threads",
         "load_average": os.getloadavg(),
         "bare": bare,
         "signed_in": signed_in,
@@ -253,6 +294,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--requests", type=int, default=400, help="requests per page, shared by the clients")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn workers (the Dockerfile's 3)")
+    parser.add_argument("--threads", type=int, default=1, help="threads per worker (1: gunicorn's sync worker)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -260,7 +303,7 @@ def main() -> None:
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     try:
-        report = bench(clients=args.clients, requests=args.requests)
+        report = bench(clients=args.clients, requests=args.requests, workers=args.workers, threads=args.threads)
     finally:
         connection.close()
         connection.creation.destroy_test_db(old_name, verbosity=0)
@@ -268,7 +311,7 @@ def main() -> None:
         print(json.dumps(report))
         return
     bare = report["bare"]
-    print(f"clients {report['clients']}, {report['requests_per_page']} requests per page")
+    print(f"{report['server']}; clients {report['clients']}, {report['requests_per_page']} requests per page")
     print(f"load average at the end {' '.join(f'{n:.2f}' for n in report['load_average'])}")
     print(f"bare view  p50 {bare['p50_ms']:6.1f} ms  p95 {bare['p95_ms']:6.1f} ms  {bare['per_s']:7.1f}/s")
     for page, row in [("signed in", report["signed_in"]), *report["pages"].items()]:

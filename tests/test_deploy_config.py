@@ -101,7 +101,9 @@ print(page.status_code, answer.status_code, answer.get("Location"), page.get("St
 @pytest.mark.django_db(transaction=True)
 def test_a_login_behind_a_tls_proxy_with_the_documented_configuration_is_accepted() -> None:
     User.objects.create_user(username="owner", password="a long enough password")
-    env = documented_env() | {"DATABASE_URL": worker.test_database_url()}
+    # The documented hosts (db, redis) are compose's: here, the test run's own database and Redis
+    # (the cache and the sessions' read copy live in Redis when REDIS_URL is set).
+    env = documented_env() | {"DATABASE_URL": worker.test_database_url(), "REDIS_URL": os.environ["REDIS_URL"]}
     result = subprocess.run(
         [sys.executable, "-c", PROXIED_LOGIN],
         cwd=ROOT,

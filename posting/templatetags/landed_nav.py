@@ -7,8 +7,8 @@ from typing import Any
 
 from django import template
 
+from accounts.access import member_memberships
 from accounts.models import Role
-from accounts.selectors import memberships_of_user
 
 register = template.Library()
 
@@ -36,8 +36,9 @@ def account_nav(context: dict[str, Any]) -> dict[str, Any]:
     prefix = f"/a/{account.slug}/"
     current = request.path[len(prefix) :].split("/", 1)[0] if request.path.startswith(prefix) else ""
     current = WITHIN.get(current, current)
-    # One query gives both the role here and the other businesses for the switcher.
-    memberships = memberships_of_user(user=request.user)
+    # Both the role here and the other businesses for the switcher, from the memberships
+    # member_required already read for this request (no query of its own).
+    memberships = member_memberships(request)
     role = next((Role(m.role) for m in memberships if m.account_id == account.pk), None)
     is_owner = role is not None and role.may_change_settings
     links = [

@@ -163,6 +163,26 @@ def test_an_account_whose_latest_research_run_yielded_nothing_alarms_until_one_d
     assert open_alarms(Kind.RESEARCH_STARVED) == set()
 
 
+@override_settings(WATCHDOG_RESEARCH_QUIET_HOURS=24)
+def test_runs_with_nothing_new_alarm_only_once_a_whole_quiet_window_found_nothing_usable(account: Account) -> None:
+    subscribed_source(account)
+    every_three_hours = [T0 + timedelta(hours=3 * i) for i in range(10)]
+    # given a run that found usable articles, then quiet runs every three hours
+    ResearchRun.objects.create(account=account, finished_at=every_three_hours[0], new_articles=6, usable_articles=6)
+    for at in every_three_hours[1:9]:
+        ResearchRun.objects.create(account=account, finished_at=at, usable_articles=0)
+        with time_machine.travel(at, tick=False):
+            watchdog_research()
+        # then nothing alarms while the good run is within the window (the last at T0 + 24 h)
+        assert open_alarms(Kind.RESEARCH_STARVED) == set(), at
+
+    # and the first quiet run past the window alarms
+    ResearchRun.objects.create(account=account, finished_at=every_three_hours[9], usable_articles=0)
+    with time_machine.travel(every_three_hours[9], tick=False):
+        watchdog_research()
+    assert Alarm.objects.get(kind=Kind.RESEARCH_STARVED).details["reason"] == "no_usable_articles"
+
+
 def test_a_subscribed_account_with_no_research_run_past_the_jobs_period_and_grace_alarms(account: Account) -> None:
     research = job_get("research_feeds")
     overdue = research.period + research.grace

@@ -40,3 +40,27 @@ def test_a_cron_call_is_run_by_a_worker_and_records_what_it_produced(worker: Wor
     assert run.outcome == JobRun.Outcome.OK, run.error
     assert run.counts["jobs_new"] == len(JOBS)
     assert run.counts["jobs_down"] == 0
+
+
+@pytest.mark.worker
+def test_beats_message_for_a_job_is_run_by_a_worker_and_recorded_as_a_beat_run(worker: WorkerProcess) -> None:
+    # given the message beat sends at the start of a slot, built from the generated schedule
+    # (beat itself only sends this; running its scheduler here would add a timing, not a path)
+    from celery import current_app
+
+    from cron.jobs import beat_schedule
+
+    entry = beat_schedule()["watchdog_jobs"]
+    current_app.send_task(entry["task"], args=entry["args"], **entry["options"])
+
+    # when the worker takes it: it asks for the slot's run, then runs it
+    run = wait_until(
+        lambda: JobRun.objects.filter(
+            job="watchdog_jobs", outcome__in=[JobRun.Outcome.OK, JobRun.Outcome.FAILED]
+        ).first(),
+        what=f"the worker to run beat's job\n{worker.log()}",
+    )
+
+    # then the run is recorded as beat's, with what it produced
+    assert (run.trigger, run.outcome) == ("beat", JobRun.Outcome.OK), run.error
+    assert run.counts["jobs_down"] == 0

@@ -146,7 +146,9 @@ def test_the_history_page_makes_the_same_queries_for_5_or_50_posts(
     assert len(queries) == HISTORY_PAGE_QUERIES, [q["sql"][:100] for q in queries]
 
 
-HISTORY_PAGE_QUERIES = 11
+# Was 11: the session now comes from the cache (cached_db), and the memberships are read once
+# per request by member_required, not again by the view (the role) or the navigation.
+HISTORY_PAGE_QUERIES = 8
 
 
 def test_retry_is_offered_and_allowed_only_where_reconcile_saw_nothing_land(
