@@ -484,8 +484,9 @@ RESEARCH_FEED_PARSE_MAX_BYTES = env_int("RESEARCH_FEED_PARSE_MAX_BYTES", 2 * 102
 # Sources one account may follow: each is fetched for it every night, on a shared fetcher.
 RESEARCH_MAX_SOURCES_PER_ACCOUNT = env_int("RESEARCH_MAX_SOURCES_PER_ACCOUNT", 50)
 # The night fans out as one task per feed (research.source_research), each under its own
-# limit: one feed and its at most RESEARCH_MAX_ARTICLES_PER_FEED pages. Runs still open at
-# the night's deadline are closed as they stand (unread feeds count as timeouts).
+# limit: one feed and its at most RESEARCH_MAX_ARTICLES_PER_FEED pages. At the night's
+# deadline, feeds no task read (a worker killed holding them) are queued once more; runs
+# still open at twice the deadline are closed as they stand (unread feeds count as timeouts).
 RESEARCH_SOURCE_TASK_SOFT_LIMIT_S = env_int("RESEARCH_SOURCE_TASK_SOFT_LIMIT_S", 120)
 RESEARCH_NIGHT_DEADLINE_S = env_int("RESEARCH_NIGHT_DEADLINE_S", 1800)
 # Seconds of feed and page fetching one account's feeds may cost per night (each feed

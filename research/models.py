@@ -167,6 +167,9 @@ class ResearchRun(models.Model):
     skipped_source_ids = models.JSONField(default=list, blank=True)
     # {"timeout": 2, "blocked": 1}: why feeds failed this run, for the operator at a glance.
     error_kinds = models.JSONField(default=dict, blank=True)
+    # When the night's deadline found feeds of this run never read and queued them again
+    # (a worker killed holding their tasks); once per run, then the hard deadline closes it.
+    feeds_redispatched_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at"]

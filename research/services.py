@@ -139,9 +139,10 @@ def research_run_for_account(*, account: Account) -> ResearchRun:
 # its own time limits, fetching that feed and extracting the pages it brought. A tarpit
 # feed holds one task (and so one worker slot) for at most its own limit; every other
 # feed's task runs beside it. An account's run is finished as soon as each of its feeds
-# is recorded and its new pages extracted, or by ``research_runs_finish(force=True)`` at the
-# night's deadline, counting a feed not read by then as a timeout. With eager tasks (the
-# embedded default) the same calls run inline, one feed after another.
+# is recorded and its new pages extracted. At the night's deadline ``research_runs_finish_overdue``
+# queues once more the feeds no task read (a worker killed holding them), and at twice the
+# deadline closes what is still open, counting a feed not read by then as a timeout. With
+# eager tasks (the embedded default) the same calls run inline, one feed after another.
 
 
 def research_night_dispatch() -> dict[str, int]:
@@ -174,10 +175,9 @@ def research_night_dispatch() -> dict[str, int]:
     def enqueue() -> None:
         for source_id in source_ids:
             tasks.source_research_task.delay(source_id)
-        # The night's deadline: whatever is not finished by then is closed as it stands.
-        tasks.research_runs_finish_task.apply_async(
-            kwargs={"force": True}, countdown=settings.RESEARCH_NIGHT_DEADLINE_S
-        )
+        # The night's deadline: feeds never read by then are queued again, the rest closed
+        # (``research_runs_finish_overdue``).
+        tasks.research_runs_finish_overdue_task.apply_async(countdown=settings.RESEARCH_NIGHT_DEADLINE_S)
 
     # Queued once the runs are committed, so a fast worker finds them.
     transaction.on_commit(enqueue)
@@ -247,14 +247,20 @@ def source_research(*, source_id: int) -> SourceOutcome | None:
 
 
 def research_runs_finish(
-    *, source_ids: list[int] | None = None, force: bool = False, started_before: datetime | None = None
+    *,
+    source_ids: list[int] | None = None,
+    force: bool = False,
+    started_before: datetime | None = None,
+    run_ids: list[int] | None = None,
 ) -> int:
     """Finish the open ResearchRuns whose feeds are all read and extracted (only those of
     subscribers to ``source_ids`` when given); with ``force``, every open run as it stands
-    (only those started at or before ``started_before`` when given)."""
+    (only those started at or before ``started_before``, or among ``run_ids``, when given)."""
     now = timezone.now()
     with transaction.atomic():
         open_runs = ResearchRun.objects.filter(finished_at__isnull=True)
+        if run_ids is not None:
+            open_runs = open_runs.filter(pk__in=run_ids)
         if started_before is not None:
             open_runs = open_runs.filter(started_at__lte=started_before)
         if source_ids is not None:
@@ -537,17 +543,92 @@ def articles_extract_pending() -> dict[str, int]:
 
 
 def research_runs_finish_overdue() -> int:
-    """Close the runs still open past the night's deadline, as they stand.
+    """At the night's deadline, queue again the feeds no task ever read; close the runs
+    that have nothing left to wait for, and at the hard deadline (twice the night's) every
+    run as it stands. Returns the runs closed.
 
-    The deadline's own close is one message queued with a countdown (``research_night_dispatch``),
-    held by a worker until it is due: a worker killed meanwhile takes it along, and with it
-    every feed task it was running, and the broker hands those back only after its
-    visibility timeout (an hour). The fault night (scripts/fault_night.py) found 5 of 6
-    runs still open minutes after their deadline. This sweep (the extraction job, every
-    15 minutes) closes them whatever became of the message.
+    A worker SIGKILLed while it holds feed tasks (acks late) takes them along: the broker
+    hands them back only after its visibility timeout (an hour), long after the night's
+    deadline, and the deadline closed those accounts' runs empty (the fault night: their
+    ``research_starved`` alarm opened and stayed open). So the deadline re-dispatches each
+    open run's unread feeds, once per run, and lets the re-run tasks finish the run as
+    usual (``source_research``). Fetching a feed twice is harmless: a story page is one
+    Article per canonical URL and a delivery one row per (source, article) (unique
+    constraints, ``ignore_conflicts``), and a feed's task that comes back from the broker
+    an hour later finds its entries known and the runs closed.
+
+    A shorter broker visibility timeout for research tasks instead was rejected: it is one
+    setting for the whole transport, so every countdown message (this deadline's own, the
+    publishing retries) and every task running longer than it would be delivered again
+    while its first delivery still holds it.
+
+    Called by the deadline's countdown message (``research.runs_finish_overdue``) and by
+    the extraction sweep (every 15 minutes), which covers a deadline message lost with a
+    killed worker.
     """
-    deadline = timezone.now() - timedelta(seconds=settings.RESEARCH_NIGHT_DEADLINE_S)
-    return research_runs_finish(force=True, started_before=deadline)
+    # Imported here: the tasks module imports this one (a real cycle).
+    from research import tasks
+
+    now = timezone.now()
+    deadline_s = settings.RESEARCH_NIGHT_DEADLINE_S
+    closed = research_runs_finish(force=True, started_before=now - timedelta(seconds=2 * deadline_s))
+    with transaction.atomic():
+        overdue = list(
+            ResearchRun.objects.filter(
+                finished_at__isnull=True,
+                feeds_redispatched_at__isnull=True,
+                started_at__lte=now - timedelta(seconds=deadline_s),
+            )
+            .select_for_update(of=("self",), skip_locked=True)
+            .order_by("pk")
+        )
+        unread = _runs_unread_source_ids(overdue)
+        redispatch = [run for run in overdue if unread.get(run.pk)]
+        source_ids = sorted({sid for run in redispatch for sid in unread[run.pk]})
+        ResearchRun.objects.filter(pk__in=[run.pk for run in redispatch]).update(feeds_redispatched_at=now)
+        if source_ids:
+            logger.warning(
+                "research deadline: %d feeds of %d runs never read, queued again", len(source_ids), len(redispatch)
+            )
+
+            def enqueue() -> None:
+                for source_id in source_ids:
+                    tasks.source_research_task.delay(source_id)
+                # The hard deadline: whatever the second try did not finish is closed then.
+                tasks.research_runs_finish_overdue_task.apply_async(countdown=deadline_s)
+
+            transaction.on_commit(enqueue)
+    # Runs past the deadline with every feed read (pages left pending are the extraction
+    # sweep's): nothing to wait for.
+    waiting = [run.pk for run in overdue if run.pk not in {r.pk for r in redispatch}]
+    if waiting:
+        closed += research_runs_finish(force=True, run_ids=waiting)
+    return closed
+
+
+def _runs_unread_source_ids(runs: list[ResearchRun]) -> dict[int, list[int]]:
+    """Per run, the subscribed feeds (within its budget) not read since it started."""
+    if not runs:
+        return {}
+    subscribed: dict[int, list[int]] = {}
+    for account_id, sid in Subscription.objects.filter(account_id__in=[run.account_id for run in runs]).values_list(
+        "account_id", "source_id"
+    ):
+        subscribed.setdefault(account_id, []).append(sid)
+    fetched_at = dict(
+        Source.objects.filter(pk__in={sid for ids in subscribed.values() for sid in ids}).values_list(
+            "pk", "last_fetched_at"
+        )
+    )
+    unread: dict[int, list[int]] = {}
+    for run in runs:
+        skipped = set(run.skipped_source_ids)
+        unread[run.pk] = [
+            sid
+            for sid in subscribed.get(run.account_id, [])
+            if sid in fetched_at and sid not in skipped and ((last := fetched_at[sid]) is None or last < run.started_at)
+        ]
+    return unread
 
 
 def articles_extract(*, articles: Iterable[Article]) -> dict[str, int]:

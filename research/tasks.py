@@ -37,6 +37,12 @@ def source_research_task(source_id: int) -> str:
     return outcome.outcome if outcome else "gone"
 
 
+# The night's deadline before research.runs_finish_overdue; kept for messages already queued.
 @shared_task(name="research.runs_finish")
 def research_runs_finish_task(force: bool = False) -> int:
     return services.research_runs_finish(force=force)
+
+
+@shared_task(name="research.runs_finish_overdue")
+def research_runs_finish_overdue_task() -> int:
+    return services.research_runs_finish_overdue()

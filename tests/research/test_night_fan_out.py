@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 
 from config.celery_app import app as celery_app
-from devkit.demo_feeds import ATOM_PATH, RSS_PATH
+from devkit.demo_feeds import ATOM_PATH, RSS_PATH, demo_feed_site
 from research import services
-from research.models import ErrorKind, ResearchRun, Source
+from research.models import Article, Delivery, ErrorKind, ResearchRun, Source
 from tests import factories
 from tests.research import servers
 from tests.worker import WorkerProcess, wait_until, worker_env
@@ -71,28 +71,60 @@ def test_runs_still_open_at_the_deadline_are_closed_with_unread_feeds_as_timeout
 
 
 @pytest.mark.django_db
-def test_runs_past_the_deadline_are_closed_by_the_extraction_sweep_when_the_deadline_message_was_lost(
-    demo_site, settings
+def test_the_deadline_queues_unread_feeds_again_once_and_the_hard_deadline_closes_the_run(
+    demo_site, settings, django_capture_on_commit_callbacks
 ) -> None:
-    # The fault night: a worker killed holding the deadline's countdown message (and the
-    # feed tasks) leaves the night's runs open until the broker's visibility timeout, an hour.
+    # The fault night: a worker killed holding the feed tasks and the deadline's countdown
+    # message leaves them with the broker until its visibility timeout, an hour.
     settings.RESEARCH_NIGHT_DEADLINE_S = 60
     reader = factories.account_create(name="Reader", slug="reader")
-    services.source_subscribe(account=reader, url=f"{demo_site.base_url}{RSS_PATH}")
+    feed = services.source_subscribe(account=reader, url=f"{demo_site.base_url}{RSS_PATH}")
     services.research_night_dispatch()  # no worker ever runs the feed or the deadline (on-commit never fires)
     later = factories.account_create(name="Later", slug="later")
     ResearchRun.objects.update(started_at=timezone.now() - timedelta(seconds=61))
     recent = ResearchRun.objects.create(account=later)
 
-    # when the extraction sweep runs (every 15 minutes)
-    counts = services.articles_extract_pending()
+    # when the extraction sweep runs past the deadline
+    with django_capture_on_commit_callbacks() as queued:
+        counts = services.articles_extract_pending()
 
-    # then the overdue run is closed, its unread feed a timeout; a run still within its night is left alone
-    assert counts["research_runs_closed_overdue"] == 1
+    # then the unread feed is queued again (and the hard deadline's check), the run left open
+    assert counts["research_runs_closed_overdue"] == 0
+    assert len(queued) == 1
     run = ResearchRun.objects.get(account=reader)
-    assert run.finished_at and (run.feeds_failed, run.error_kinds) == (1, {ErrorKind.TIMEOUT: 1})
+    assert run.finished_at is None and run.feeds_redispatched_at is not None
     recent.refresh_from_db()
-    assert recent.finished_at is None
+    assert recent.finished_at is None and recent.feeds_redispatched_at is None
+    # once only: a second sweep queues nothing more
+    with django_capture_on_commit_callbacks() as queued_again:
+        assert services.research_runs_finish_overdue() == 0
+    assert queued_again == []
+
+    # when the second try is lost too and the hard deadline (twice the night's) passes
+    ResearchRun.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(seconds=121))
+    assert services.research_runs_finish_overdue() == 1
+
+    # then the run is closed as it stands, its unread feed a timeout
+    run.refresh_from_db()
+    assert run.finished_at and (run.feeds_failed, run.error_kinds) == (1, {ErrorKind.TIMEOUT: 1})
+    assert Source.objects.get(pk=feed.pk).last_fetched_at is None
+
+
+@pytest.mark.django_db
+def test_runs_past_the_deadline_with_every_feed_read_are_closed_by_the_sweep(demo_site, settings) -> None:
+    settings.RESEARCH_NIGHT_DEADLINE_S = 60
+    reader = factories.account_create(name="Reader", slug="reader")
+    feed = services.source_subscribe(account=reader, url=f"{demo_site.base_url}{RSS_PATH}")
+    services.research_night_dispatch()
+    ResearchRun.objects.update(started_at=timezone.now() - timedelta(seconds=61))
+    # the feed was read (its pages then lost with a worker): nothing to queue again
+    Source.objects.filter(pk=feed.pk).update(last_fetched_at=timezone.now(), last_status=200)
+
+    assert services.research_runs_finish_overdue() == 1
+
+    run = ResearchRun.objects.get()
+    assert run.finished_at and run.feeds_redispatched_at is None
+    assert (run.feeds_fetched, run.feeds_failed) == (1, 0)
 
 
 @pytest.fixture
@@ -244,3 +276,63 @@ def test_a_run_whose_last_feed_finishes_while_another_feed_holds_the_run_is_stil
     assert finished == [1]
     run.refresh_from_db()
     assert run.finished_at is not None and run.feeds_fetched == 2
+
+
+@pytest.mark.worker
+@pytest.mark.timeout(300)
+def test_feed_work_lost_with_a_killed_worker_comes_back_by_itself_within_the_night(
+    transactional_db, demo_server, tmp_path: Path, settings
+) -> None:
+    # given a customer's feed whose first read hangs (so the worker is caught holding it)
+    # and every later read answers, and a night whose deadline is 6 s
+    deadline_s = 6
+    settings.RESEARCH_NIGHT_DEADLINE_S = deadline_s
+    feed_server = servers.HostileServer().start()
+    rss_body = demo_feed_site(demo_server.base_url)[RSS_PATH][0]
+    answer = servers.static(200, rss_body, "application/rss+xml")
+    hang = servers.drip("application/rss+xml", seconds=60)
+    feed_server.behaviours["/feed"] = lambda handler: (hang if feed_server.hits.count("/feed") == 1 else answer)(
+        handler
+    )
+    env = worker_env(
+        RESEARCH_ALLOW_HOSTS=f"127.0.0.1:{demo_server.port},127.0.0.1:{feed_server.port}",
+        RESEARCH_TIMEOUT_S="30",
+        RESEARCH_HOST_DELAY_S="0",
+        RESEARCH_NIGHT_DEADLINE_S=str(deadline_s),
+    )
+    customer = factories.account_create(name="Customer", slug="customer")
+    source = services.source_subscribe(account=customer, url=f"{feed_server.base_url}/feed")
+    first = WorkerProcess(env=env, log_path=tmp_path / "worker-1.log").start()
+    second: WorkerProcess | None = None
+    try:
+        services.research_night_dispatch()
+        wait_until(lambda: "/feed" in feed_server.hits, timeout=90, what=f"the feed's task to start\n{first.log()}")
+
+        # when the worker is SIGKILLed holding the feed's task (acks late: Redis hands it
+        # back only after its one-hour visibility timeout) and the deadline's countdown
+        # message, and a fresh worker takes its place
+        first.kill()
+        second = WorkerProcess(env=env, log_path=tmp_path / "worker-2.log").start()
+
+        # ... and the extraction sweep runs past the deadline, as cron runs it
+        def swept_and_finished() -> ResearchRun | None:
+            services.articles_extract_pending()
+            return ResearchRun.objects.filter(account=customer, finished_at__isnull=False).first()
+
+        run = wait_until(swept_and_finished, timeout=180, what=f"the run to finish\n{second.log()}")
+    finally:
+        for worker in (first, second):
+            if worker is not None:
+                worker.stop()
+        feed_server.stop()
+
+    # then the feed was read again that night and the customer has its articles, once each
+    assert isinstance(run, ResearchRun)
+    assert not run.starved and run.usable_articles == 10, run.error_kinds
+    assert run.feeds_redispatched_at is not None
+    assert (run.feeds_fetched, run.feeds_failed) == (1, 0)
+    assert (
+        Delivery.objects.filter(source=source).count()
+        == Article.objects.filter(deliveries__source=source).count()
+        == 10
+    )
