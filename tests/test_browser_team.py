@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.phone import PHONE_PROBLEMS_JS
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -40,26 +42,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
 ]
-
-# What a phone user trips over: small fields (phones zoom into them), short tap targets, and a
-# page wider than the screen (the same rules as tests/test_browser_demo.py's phone walk).
-PHONE_PROBLEMS_JS = """() => {
-    const out = [];
-    const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
-    const fields = "input:not([type=hidden]):not([type=checkbox]), select, textarea";
-    for (const el of document.querySelectorAll(fields)) {
-        if (shown(el) && parseFloat(getComputedStyle(el).fontSize) < 16) out.push("small field " + el.name);
-    }
-    const targets = "button, a.button, nav a, input:not([type=hidden]):not([type=checkbox]), select";
-    for (const el of document.querySelectorAll(targets)) {
-        if (shown(el) && el.getBoundingClientRect().height < 44) {
-            out.push("short target " + el.textContent.trim().slice(0, 30));
-        }
-    }
-    const width = document.scrollingElement.scrollWidth;
-    if (width > window.innerWidth + 1) out.push("scrolls sideways: " + width);
-    return out;
-}"""
 
 
 def _free_port() -> int:
