@@ -8,10 +8,7 @@ calls) on free ports and a temporary var/ folder; Debian's Chromium drives it he
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,31 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import requests
 
+from tests.browser import CHROMIUM, CHROMIUM_FLAGS, ROOT, landed_run_serving, needs_chromium
 from tests.phone import PHONE_PROBLEMS_JS
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-
-pytestmark = [
-    pytest.mark.browser,
-    # CI installs Chromium (.ci/run); a laptop without it still runs everything else.
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
 class RunningProduct:
@@ -65,53 +42,14 @@ class RunningProduct:
 def product(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningProduct]:
     """One running product for the module (it takes a while to start): each test decides
     drafts of its own, so none depends on another's leftovers."""
-    tmp_path = tmp_path_factory.mktemp("landed_run")
-    web, sandbox, feeds = _free_port(), _free_port(), _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
-    env.update(
-        DJANGO_DEBUG="1",
-        LANDED_VAR_DIR=str(tmp_path / "var"),
-        CRON_SECRET="browser-test-cron-secret-0123456789abcdef",
-        GRAPH_API_BASE_URL=f"http://127.0.0.1:{sandbox}",
-        DEMO_FEEDS_PORT=str(feeds),
-        RESEARCH_ALLOW_HOSTS=f"127.0.0.1:{feeds}",
-    )
-    log_path = tmp_path / "landed_run.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "landed_run", "--addrport", f"127.0.0.1:{web}"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
+    with landed_run_serving(tmp_path_factory.mktemp("landed_run")) as served:
+        yield RunningProduct(
+            base_url=served.base_url,
+            sandbox_url=served.env["GRAPH_API_BASE_URL"],
+            var_dir=served.var_dir,
+            log_path=served.log_path,
+            env=served.env,
         )
-    running = RunningProduct(
-        base_url=f"http://127.0.0.1:{web}",
-        sandbox_url=env["GRAPH_API_BASE_URL"],
-        var_dir=tmp_path / "var",
-        log_path=log_path,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"landed_run exited early:\n{running.log()}")
-            try:
-                if requests.get(f"{running.base_url}/login/", timeout=2).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            time.sleep(0.5)
-        else:
-            pytest.fail(f"landed_run did not serve the login page in time:\n{running.log()}")
-        yield running
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: RunningProduct) -> None:

@@ -11,43 +11,20 @@ person reads their inbox. Debian's Chromium drives it headless.
 from __future__ import annotations
 
 import email
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import requests
 
+from tests.browser import CHROMIUM, CHROMIUM_FLAGS, landed_run_serving, needs_chromium
 from tests.phone import PHONE_PROBLEMS_JS
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
 NEW_PASSWORD = "a long new passphrase for landed 7"
 RESET_PASSWORD = "another long passphrase after reset 9"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
 class Product:
@@ -90,48 +67,11 @@ class Product:
 
 @pytest.fixture(scope="module")
 def product(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Product]:
-    tmp_path = tmp_path_factory.mktemp("team-browser")
-    web, sandbox, feeds = _free_port(), _free_port(), _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
-    env.update(
-        DJANGO_DEBUG="1",
-        LANDED_VAR_DIR=str(tmp_path / "var"),
-        CRON_SECRET="browser-test-cron-secret-0123456789abcdef",
-        GRAPH_API_BASE_URL=f"http://127.0.0.1:{sandbox}",
-        DEMO_FEEDS_PORT=str(feeds),
-        RESEARCH_ALLOW_HOSTS=f"127.0.0.1:{feeds}",
-        EMAIL_BACKEND="django.core.mail.backends.console.EmailBackend",
-    )
-    log_path = tmp_path / "landed_run.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "landed_run", "--addrport", f"127.0.0.1:{web}"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    running = Product(base_url=f"http://127.0.0.1:{web}", var_dir=tmp_path / "var", log_path=log_path)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"landed_run exited early:\n{running.log()}")
-            try:
-                if requests.get(f"{running.base_url}/login/", timeout=2).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            time.sleep(0.5)
-        else:
-            pytest.fail(f"landed_run did not serve the login page in time:\n{running.log()}")
-        yield running
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    # The console email backend prints each email into the log, where the tests read the links.
+    with landed_run_serving(
+        tmp_path_factory.mktemp("team-browser"), EMAIL_BACKEND="django.core.mail.backends.console.EmailBackend"
+    ) as served:
+        yield Product(base_url=served.base_url, var_dir=served.var_dir, log_path=served.log_path)
 
 
 SIZES = {

@@ -10,7 +10,6 @@ Each page is rendered by the real views through the test client and opened from 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,10 +20,10 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from accounts.models import Platform
 from cron.services import alarm_open
 from tests import factories
+from tests.browser import CHROMIUM, CHROMIUM_FLAGS, needs_chromium
 from tests.cron.rows import channel_create, publication_create
 from tests.phone import PHONE_PROBLEMS_JS
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PASSWORD = "correct horse battery staple"
 STYLESHEET = Path(__file__).resolve().parents[2] / "static" / "landed" / "landed.css"
 LONG_NAME = "Harbour" + "bikes" * 30
@@ -32,7 +31,7 @@ LONG_NAME = "Harbour" + "bikes" * 30
 pytestmark = [
     pytest.mark.django_db,
     pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+    needs_chromium,
 ]
 
 
@@ -57,7 +56,7 @@ def _phone_problems(pages: dict[str, str], folder: Path) -> dict[str, list[str]]
 
     problems: dict[str, list[str]] = {}
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
             for n, (name, html) in enumerate(pages.items()):
@@ -96,7 +95,7 @@ def test_the_console_fits_a_375px_phone_without_sideways_scrolling(tmp_path, fle
     page_file = tmp_path / "ops.html"
     page_file.write_text(html.replace("/static/landed/landed.css", STYLESHEET.as_uri()))
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
             page.goto(page_file.as_uri())
