@@ -499,15 +499,17 @@ RESEARCH_POLITENESS_REDIS_URL = env_str(
 )
 
 # The cache (the drafts page's cards, the password-reset limit) and the sessions' read copy:
-# in Redis when there is one (the same URL as politeness above), so every gunicorn worker
-# shares one cache and a signed-in request reads its session without a database query
-# (cached_db: written through to the database, so a flushed or lost cache signs no one out).
-# Without Redis (the embedded default) each process keeps its own in memory.
-if RESEARCH_POLITENESS_REDIS_URL:
+# in Redis when REDIS_URL names one, so every gunicorn worker shares one cache and a signed-in
+# request reads its session without a database query (cached_db: written through to the
+# database, so a flushed or lost cache signs no one out). Only REDIS_URL, never the broker's
+# URL: a cache clear empties its whole Redis database, which must not hold the task queues.
+# Without it (the embedded default) each process keeps its own in memory.
+CACHE_REDIS_URL = env_str("REDIS_URL")
+if CACHE_REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": RESEARCH_POLITENESS_REDIS_URL,
+            "LOCATION": CACHE_REDIS_URL,
             "KEY_PREFIX": "landed-cache",
         }
     }

@@ -156,3 +156,29 @@ def test_the_embedded_default_installs_the_devkit_for_make_run(tmp_path: Path) -
         drop=("DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "TOKEN_ENCRYPTION_KEYS", "SENTRY_DSN"),
     )
     assert installed_and_commands == "True True"
+
+
+CACHE_PROBE = (
+    "import django; django.setup(); from django.conf import settings as s; "
+    "print(s.CACHES['default']['BACKEND'].rsplit('.', 1)[-1], s.CACHES['default'].get('LOCATION', '-'))"
+)
+
+
+def _cache_backend(env_overrides: dict[str, str], drop: tuple[str, ...] = ()) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(env_overrides, DJANGO_SETTINGS_MODULE="config.settings")
+    result = subprocess.run(
+        [sys.executable, "-c", CACHE_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_the_cache_is_redis_only_where_redis_url_names_it_never_the_brokers_database() -> None:
+    # A cache clear empties its whole Redis database: sharing the broker's would drop the queues.
+    broker = "redis://127.0.0.1:6379/15"
+    assert _cache_backend({"CELERY_BROKER_URL": broker}, drop=("REDIS_URL",)) == ["LocMemCache", "-"]
+    assert _cache_backend({"CELERY_BROKER_URL": broker, "REDIS_URL": "redis://127.0.0.1:6379/14"}) == [
+        "RedisCache",
+        "redis://127.0.0.1:6379/14",
+    ]
