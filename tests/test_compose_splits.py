@@ -99,69 +99,47 @@ def test_voice_labels_match_what_the_posts_show(split: str) -> None:
                 assert 2 * closing.count(voice["sign_off"]) > len(posts), where
 
 
-def test_blind3_shape() -> None:
-    """The held-out split written for issue 10's next relevance change: its counts, not its scores."""
-    businesses = _businesses("blind3")
-    articles = _articles("blind3")
-    labels = _labels("blind3")
+# The held-out splits written for issue 10's relevance rounds: their counts, not their scores.
+# (split, articles, relevant per business, off-topic for all, same-story pairs, no industry,
+# no Instagram); each has five businesses, two articles relevant to two of them, >= 8 trades.
+HELD_OUT_SHAPES = [
+    ("blind3", 52, (5, 9), 20, 4, "ferris-tree-work", "hatherley-pharmacy"),
+    ("blind4", 51, (5, 9), 18, 3, "the-kiln-room", "westmere-electrical"),
+    ("blind5", 51, (6, 8), 18, 3, "clean-sweep-chimneys", "kelford-lock-and-key"),
+]
+SPLIT_ORDER = ["dev", "blind", "blind2", "blind3", "blind4", "blind5"]
+
+
+@pytest.mark.parametrize(
+    ("split", "article_count", "relevant_range", "off_topic", "same_story", "no_industry", "no_instagram"),
+    HELD_OUT_SHAPES,
+)
+def test_held_out_split_shape(
+    split: str,
+    article_count: int,
+    relevant_range: tuple[int, int],
+    off_topic: int,
+    same_story: int,
+    no_industry: str,
+    no_instagram: str,
+) -> None:
+    businesses = _businesses(split)
+    articles = _articles(split)
+    labels = _labels(split)
     assert len(businesses) == 5
-    assert len(articles) == 52
+    assert len(articles) == article_count
     assert len({name.split("-")[0] for name in articles}) >= 8
     for name, text in articles.items():
         assert 200 <= len(text.split()) <= 600, name
     relevant = {slug: label["relevant"] for slug, label in labels.items() if not slug.startswith("_")}
-    assert all(5 <= len(names) <= 9 for names in relevant.values()), relevant
+    low, high = relevant_range
+    assert all(low <= len(names) <= high for names in relevant.values()), relevant
     everyone = [name for names in relevant.values() for name in names]
     assert len(everyone) - len(set(everyone)) == 2  # two articles are relevant to two businesses
-    assert len(articles.keys() - set(everyone)) == 20  # off-topic for all five
-    assert len(labels["_same_story"]) == 4
-    assert [slug for slug, business in businesses.items() if not business["industry"].strip()] == ["ferris-tree-work"]
-    assert [slug for slug, business in businesses.items() if not business["instagram_posts"]] == ["hatherley-pharmacy"]
-
-
-def test_blind4_shape() -> None:
-    """The held-out split written after blind3 was scored: its counts, not its scores."""
-    businesses = _businesses("blind4")
-    articles = _articles("blind4")
-    labels = _labels("blind4")
-    assert len(businesses) == 5
-    assert len(articles) == 51
-    assert len({name.split("-")[0] for name in articles}) >= 8
-    for name, text in articles.items():
-        assert 200 <= len(text.split()) <= 600, name
-    relevant = {slug: label["relevant"] for slug, label in labels.items() if not slug.startswith("_")}
-    assert all(5 <= len(names) <= 9 for names in relevant.values()), relevant
-    everyone = [name for names in relevant.values() for name in names]
-    assert len(everyone) - len(set(everyone)) == 2  # two articles are relevant to two businesses
-    assert len(articles.keys() - set(everyone)) == 18  # off-topic for all five
-    assert len(labels["_same_story"]) == 3
-    assert [slug for slug, business in businesses.items() if not business["industry"].strip()] == ["the-kiln-room"]
-    assert [slug for slug, business in businesses.items() if not business["instagram_posts"]] == ["westmere-electrical"]
-    # no split repeats another's businesses: a fresh split is fresh
-    earlier = {slug for split in ("dev", "blind", "blind2", "blind3") for slug in _businesses(split)}
-    assert not earlier & set(businesses)
-
-
-def test_blind5_shape() -> None:
-    """The held-out split written after blind2-4 were tuned on or scored: its counts, not its scores."""
-    businesses = _businesses("blind5")
-    articles = _articles("blind5")
-    labels = _labels("blind5")
-    assert len(businesses) == 5
-    assert len(articles) == 51
-    assert len({name.split("-")[0] for name in articles}) >= 8
-    for name, text in articles.items():
-        assert 200 <= len(text.split()) <= 600, name
-    relevant = {slug: label["relevant"] for slug, label in labels.items() if not slug.startswith("_")}
-    assert all(6 <= len(names) <= 8 for names in relevant.values()), relevant
-    everyone = [name for names in relevant.values() for name in names]
-    assert len(everyone) - len(set(everyone)) == 2  # two articles are relevant to two businesses
-    assert len(articles.keys() - set(everyone)) == 18  # off-topic for all five
-    assert len(labels["_same_story"]) == 3
-    no_industry = [slug for slug, business in businesses.items() if not business["industry"].strip()]
-    assert no_industry == ["clean-sweep-chimneys"]
-    no_instagram = [slug for slug, business in businesses.items() if not business["instagram_posts"]]
-    assert no_instagram == ["kelford-lock-and-key"]
-    # no split repeats another's businesses: a fresh split is fresh
-    earlier = {slug for split in ("dev", "blind", "blind2", "blind3", "blind4") for slug in _businesses(split)}
+    assert len(articles.keys() - set(everyone)) == off_topic  # off-topic for all five
+    assert len(labels["_same_story"]) == same_story
+    assert [slug for slug, business in businesses.items() if not business["industry"].strip()] == [no_industry]
+    assert [slug for slug, business in businesses.items() if not business["instagram_posts"]] == [no_instagram]
+    # no split repeats an earlier one's businesses: a fresh split is fresh
+    earlier = {slug for older in SPLIT_ORDER[: SPLIT_ORDER.index(split)] for slug in _businesses(older)}
     assert not earlier & set(businesses)

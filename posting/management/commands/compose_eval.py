@@ -26,7 +26,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--split", action="append", help="dev, blind, blind2 (repeatable; default: every split present)"
+            "--split",
+            action="append",
+            help=(
+                "a folder under tests/data/compose: dev, blind, blind2 ... blind5 "
+                "(repeatable; default: every split present, held-out ones included)"
+            ),
         )
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--failures", action="store_true", help="list every miss")
