@@ -23,6 +23,8 @@ def _db_connections_tidy(task: Any = None, **_: Any) -> None:
     inside the caller's request and transaction: left alone."""
     if task is not None and getattr(task.request, "is_eager", False):
         return
+    # Imported here, not at the top: config/__init__.py imports this module, so every import
+    # of config.settings would otherwise pull Django's database layer in before settings exist.
     from django.db import close_old_connections
 
     close_old_connections()
