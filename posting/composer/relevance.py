@@ -93,6 +93,9 @@ WEIGHT_OWN_NAME = 1.0
 WEIGHT_PAST_POST = {1: 0.35, 2: 0.7}
 WEIGHT_PAST_POST_MANY = 1.0
 
+# "we've", "can't", "you'll": a pronoun or a verb with its ending, however often a business
+# writes it. Never what it is about (a road engineer's "we've" is not a climbing wall's).
+CONTRACTION_RE = re.compile(r"(?:'ve|'ll|'re|'d|'m|n't)$")
 URL_RE = re.compile(r"https?://\S+|www\.\S+")
 # Letters of any script ("café", "Zoë"), then letters or digits, joined by hyphens or apostrophes.
 WORD_RE = re.compile(r"[^\W\d_][^\W_]*(?:[-'][^\W_]+)*")
@@ -193,6 +196,11 @@ class BusinessTopic:
     # Its words by word family ("pott" for potter and pottery): an article's "potters",
     # "pianist" or "beekeepers" is the business's "pottery", "piano", "beekeeping".
     families: dict[str, str] = field(default_factory=dict)
+    # Runs of two or more words of its own names, as stems ("clean sweep" of "Clean Sweep
+    # Chimneys", "lock key" of "Kelford Lock & Key"): written in lower case in an article they
+    # are the everyday phrase the name was made from (a hockey team's clean sweep), not a word
+    # of the trade, and the two words do not vouch for each other's sense.
+    name_phrases: frozenset[tuple[str, ...]] = frozenset()
 
     def weight(self, stem: str) -> float:
         return self.terms.get(stem, 0.0)
@@ -236,7 +244,7 @@ def topic_build(
 
     def add(word: str, weight: float) -> None:
         stem = word_stem(word)
-        if not stem or stem in STOPWORDS or word in STOPWORDS or len(stem) < 2:
+        if not stem or stem in STOPWORDS or word in STOPWORDS or len(stem) < 2 or CONTRACTION_RE.search(word):
             return
         terms[stem] = max(terms.get(stem, 0.0), weight)
         labels.setdefault(stem, word)
@@ -309,6 +317,7 @@ def topic_build(
         terms=terms,
         labels=labels,
         families=families,
+        name_phrases=frozenset(phrase for name in own_names for phrase in _name_phrases(str(name))),
         names=frozenset(names),
         trade=trade,
         headline_terms=headline_terms,
@@ -317,6 +326,36 @@ def topic_build(
         known=known or bool(posts_with),
         threshold=RELEVANT_MIN if vocabulary else RELEVANT_MIN_OWN_WORDS,
     )
+
+
+def _name_phrases(name: str) -> list[tuple[str, ...]]:
+    """Every run of two or more words of ``name`` (stopwords and "&" aside), as stems."""
+    stems = [word_stem(word) for word in words_of(name.lstrip("@#")) if word not in STOPWORDS]
+    return [tuple(stems[start:end]) for start in range(len(stems)) for end in range(start + 2, len(stems) + 1)]
+
+
+def _phrases_dropped(stems: list[str], phrases: frozenset[tuple[str, ...]]) -> list[str]:
+    """``stems`` without the runs of them that are one of ``phrases`` (longest first)."""
+    if not phrases:
+        return stems
+    longest = max(len(phrase) for phrase in phrases)
+    kept: list[str] = []
+    index = 0
+    while index < len(stems):
+        size = next(
+            (
+                size
+                for size in range(min(longest, len(stems) - index), 1, -1)
+                if tuple(stems[index : index + size]) in phrases
+            ),
+            0,
+        )
+        if size:
+            index += size
+        else:
+            kept.append(stems[index])
+            index += 1
+    return kept
 
 
 def _formulas(posts: Sequence[str]) -> dict[str, str]:
@@ -457,7 +496,12 @@ def _topic_stems_list(
     business itself uses (``names=False``: not those); other names' words are not the
     article's topic."""
     words, found = _sentence_split(sentence, body_names=body_names)
-    stems = [topic.ours(word_stem(word)) for word in words if word and word not in STOPWORDS]
+    stems = [word_stem(word) for word in words if word and word not in STOPWORDS]
+    if not names:
+        # Written as a word, not inside a name: nor inside the everyday phrase one of the
+        # business's names is made of ("a clean sweep of the league", for Clean Sweep).
+        stems = _phrases_dropped(stems, topic.name_phrases)
+    stems = [topic.ours(stem) for stem in stems]
     for name in found:
         # The leading part the business itself writes counts word by word ("Westmere" of the
         # Westmere Flower Show, for a Westmere business). So does the name's last word when it
