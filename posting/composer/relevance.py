@@ -196,10 +196,10 @@ class BusinessTopic:
     # Its words by word family ("pott" for potter and pottery): an article's "potters",
     # "pianist" or "beekeepers" is the business's "pottery", "piano", "beekeeping".
     families: dict[str, str] = field(default_factory=dict)
-    # Runs of two or more words of its own names, as stems ("clean sweep" of "Clean Sweep
-    # Chimneys", "lock key" of "Kelford Lock & Key"): written in lower case in an article they
-    # are the everyday phrase the name was made from (a hockey team's clean sweep), not a word
-    # of the trade, and the two words do not vouch for each other's sense.
+    # Its own names of two or more words, as stems ("clean sweep" of "Clean Sweep"): written
+    # whole in lower case in an article, one is the everyday phrase the name was made from (a
+    # hockey team's clean sweep), not a word of the trade, and its words do not vouch for each
+    # other's sense.
     name_phrases: frozenset[tuple[str, ...]] = frozenset()
 
     def weight(self, stem: str) -> float:
@@ -254,7 +254,10 @@ def topic_build(
         # An industry we cannot map to a trade ("Artisan loaf maker", or none given): the
         # business's own posts say which trade's words it keeps using.
         vocabulary = vocabularies_used_in(
-            past_posts, min_terms=INFERRED_VOCABULARY_MIN_TERMS, min_share=INFERRED_VOCABULARY_MIN_SHARE
+            past_posts,
+            min_terms=INFERRED_VOCABULARY_MIN_TERMS,
+            min_share=INFERRED_VOCABULARY_MIN_SHARE,
+            ignored=STOPWORDS,
         )
     for word in vocabulary:
         for part in words_of(word):
@@ -299,6 +302,17 @@ def topic_build(
                 names.update(written[:end] for end in range(1, len(written) + 1))
     place_words = frozenset(word_stem(word) for written in names for word in written) - ordinary
     subject_terms = set(headline_terms)
+    if not vocabulary and posts_with:
+        # With no trade vocabulary, a word that only qualifies the industry line's noun, and
+        # that none of its posts writes in any form, describes the business but is not what it
+        # is about: the "indoor" of "indoor climbing and bouldering wall" is a hockey team's
+        # indoor title too. The line's nouns ("wall", "bookshop") and the topics the customer
+        # chose stay: what it told us it is.
+        written = {word_family(stem) for stem in posts_with}
+        kept = _industry_heads(industry) | {word_stem(word) for topic in topics for word in words_of(topic)}
+        subject_terms = {
+            stem for stem in subject_terms if stem not in trade or stem in kept or word_family(stem) in written
+        }
     if not vocabulary:
         least = max(SUBJECT_MIN_POSTS, math.ceil(len(past_posts) * SUBJECT_MIN_SHARE))
         # Not its names' words: a name says who, not what (the Engine Shed brews, the railway's
@@ -328,10 +342,27 @@ def topic_build(
     )
 
 
+# An industry line's parts: "indoor climbing and bouldering wall", "beekeeping & honey".
+INDUSTRY_PARTS_RE = re.compile(r"\s*(?:,|&|/|\band\b|\bor\b)\s*", re.IGNORECASE)
+
+
+def _industry_heads(industry: str) -> set[str]:
+    """The noun each part of an industry line ends in, as stems: an English noun phrase ends in
+    what the thing is ("bouldering wall" is a wall, "independent bookshop" a bookshop)."""
+    heads = set()
+    for part in INDUSTRY_PARTS_RE.split(industry):
+        words = [word for word in words_of(part) if word not in STOPWORDS]
+        if words:
+            heads.add(word_stem(words[-1]))
+    return heads
+
+
 def _name_phrases(name: str) -> list[tuple[str, ...]]:
-    """Every run of two or more words of ``name`` (stopwords and "&" aside), as stems."""
-    stems = [word_stem(word) for word in words_of(name.lstrip("@#")) if word not in STOPWORDS]
-    return [tuple(stems[start:end]) for start in range(len(stems)) for end in range(start + 2, len(stems) + 1)]
+    """A name of two or more words (stopwords and "&" aside), as stems: written whole in lower
+    case it is the everyday phrase it was made from. Not a part of it: "plumbing and heating"
+    is the trade of Ashgrove Plumbing & Heating, not a phrase borrowed for its name."""
+    stems = tuple(word_stem(word) for word in words_of(name.lstrip("@#")) if word not in STOPWORDS)
+    return [stems] if len(stems) >= 2 else []
 
 
 def _phrases_dropped(stems: list[str], phrases: frozenset[tuple[str, ...]]) -> list[str]:
