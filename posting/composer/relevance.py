@@ -365,8 +365,9 @@ def _name_phrases(name: str) -> list[tuple[str, ...]]:
     return [stems] if len(stems) >= 2 else []
 
 
-def _phrases_dropped(stems: list[str], phrases: frozenset[tuple[str, ...]]) -> list[str]:
-    """``stems`` without the runs of them that are one of ``phrases`` (longest first)."""
+def _phrases_joined(stems: list[str], phrases: frozenset[tuple[str, ...]]) -> list[str]:
+    """``stems`` with each run of them that is one of ``phrases`` (longest first) kept whole,
+    as one term no business word matches ("name:clean sweep"), like a name of the article."""
     if not phrases:
         return stems
     longest = max(len(phrase) for phrase in phrases)
@@ -382,6 +383,7 @@ def _phrases_dropped(stems: list[str], phrases: frozenset[tuple[str, ...]]) -> l
             0,
         )
         if size:
+            kept.append(NAME_TERM + " ".join(stems[index : index + size]))
             index += size
         else:
             kept.append(stems[index])
@@ -527,11 +529,10 @@ def _topic_stems_list(
     business itself uses (``names=False``: not those); other names' words are not the
     article's topic."""
     words, found = _sentence_split(sentence, body_names=body_names)
-    stems = [word_stem(word) for word in words if word and word not in STOPWORDS]
-    if not names:
-        # Written as a word, not inside a name: nor inside the everyday phrase one of the
-        # business's names is made of ("a clean sweep of the league", for Clean Sweep).
-        stems = _phrases_dropped(stems, topic.name_phrases)
+    # One of the business's names written whole in lower case is the everyday phrase it was
+    # made of ("a clean sweep of the league", for Clean Sweep): one term, like a name, whose
+    # words are neither the trade's nor company for another word's sense.
+    stems = _phrases_joined([word_stem(word) for word in words if word and word not in STOPWORDS], topic.name_phrases)
     stems = [topic.ours(stem) for stem in stems]
     for name in found:
         # The leading part the business itself writes counts word by word ("Westmere" of the
