@@ -457,14 +457,21 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
         for stem in sorted(set().union(*plain))
         if stem in topic.subject_terms and stem not in topic.place_words and _in_our_sense(stem, passages, plain, topic)
     ]
+    # One word shared, however often, is a shared word, not a shared topic: a rockfall's
+    # "boulder" for a bouldering wall. A trade word in the headline needs a second word of ours
+    # somewhere among the article's key terms (its places aside).
+    ours = [stem for stem, _ in ranked if stem not in topic.place_words]
     enough = bool(subject) and (
-        len(evidence) >= 2 or any(stem in headline and stem in topic.headline_terms for stem in evidence)
+        len(evidence) >= 2
+        or (len(ours) >= 2 and any(stem in headline and stem in topic.headline_terms for stem in evidence))
     )
     matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
     short = ""
     if not subject:
         shared = ", ".join(topic.labels.get(stem, stem) for stem, _ in ranked[:3]) or "nothing"
         short = f"it shares only words of our posts or names ({shared}), no word of our trade"
+    elif not enough and len(ours) == 1:
+        short = f"it shares one word with us ({topic.labels.get(ours[0], ours[0])}), not a topic"
     elif not enough:
         one = f"only one word of ours ({topic.labels.get(evidence[0], evidence[0])})" if evidence else "no word of ours"
         short = f"{one} weighs enough, and no trade word of ours is in the headline"

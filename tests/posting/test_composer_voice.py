@@ -547,3 +547,39 @@ def test_an_industry_qualifier_its_posts_never_write_is_not_what_it_is() -> None
         "Drivers set the fastest lap on the new track within an hour.",
     )
     assert karting.relevant, karting
+
+
+def test_one_word_shared_however_often_is_a_shared_word_not_a_topic() -> None:
+    # A bouldering wall and a rockfall: "boulder" is in the headline and three times in the
+    # body, and the sea wall it hit sits beside it (so the word passes the sense check), but
+    # no other word of the business is among what the article is about.
+    posts = [
+        "Forty new bouldering problems on the wall this week.",
+        "Kids' bouldering club is back. Book at the desk.",
+        "Brush your holds after a problem: it keeps the wall grippy.",
+        "Our bouldering league starts in March.",
+    ]
+    topic = topic_build(industry="indoor climbing and bouldering wall", past_posts=posts)
+    # The rockfall's own story: more words, each written twice, than KEY_TERMS keeps.
+    filler = (
+        "engineers tonnes cliff crater diversion netting anchors residents village pub cafe drivers "
+        "highways rock earth carriageway storm midnight funding footpath pedestrians cyclists "
+        "councillor parish journeys cracks slope fence drainage bus ferry harbour"
+    )
+    story = " ".join(f"The {word} were noted, and the {word} again." for word in filler.split())
+    body = (
+        "A boulder the size of a van fell onto the coast road on Sunday night.\n\n"
+        "The boulder also damaged the sea wall, and a second boulder is loose.\n\n" + story
+    )
+    rockfall = relevance_score(topic=topic, title="Boulder closes coast road for months", body=body)
+    assert rockfall.score >= topic.threshold
+    assert not rockfall.relevant, rockfall
+    assert rockfall.short == "it shares one word with us (bouldering), not a topic"
+
+    climbers = relevance_score(
+        topic=topic,
+        title="Bouldering wall opens in the old mill",
+        body="A bouldering wall with 200 problems opens in the old mill.\n\n"
+        "Climbers can book a taster at the desk, and a junior league starts in May.",
+    )
+    assert climbers.relevant, climbers
