@@ -308,10 +308,10 @@ def topic_build(
         # is about: the "indoor" of "indoor climbing and bouldering wall" is a hockey team's
         # indoor title too. The line's nouns ("wall", "bookshop") and the topics the customer
         # chose stay: what it told us it is.
-        written = {word_family(stem) for stem in posts_with}
+        posted = {word_family(stem) for stem in posts_with}
         kept = _industry_heads(industry) | {word_stem(word) for topic in topics for word in words_of(topic)}
         subject_terms = {
-            stem for stem in subject_terms if stem not in trade or stem in kept or word_family(stem) in written
+            stem for stem in subject_terms if stem not in trade or stem in kept or word_family(stem) in posted
         }
     if not vocabulary:
         least = max(SUBJECT_MIN_POSTS, math.ceil(len(past_posts) * SUBJECT_MIN_SHARE))
