@@ -32,6 +32,13 @@ piano school, "beekeepers" for a beekeeping farm). And a long article about the 
 by its story's own words, passes at a little under the threshold when two words of what the
 business is weigh as evidence.
 
+Precision, from blind5's distractors: one of the business's names written whole in lower case
+is the everyday phrase it was made of, one term (a hockey team's "clean sweep" is not Clean
+Sweep's chimney work); one word shared, however often, is a shared word, not a topic (a rockfall's
+boulder, for a bouldering wall); a trade guessed from the posts counts no filler word ("home",
+"price") as a hit; and with no vocabulary, a qualifier of the industry line that no post writes
+("indoor") is not what the business is.
+
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
 """
