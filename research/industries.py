@@ -302,14 +302,18 @@ def industry_vocabulary(industry: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(terms))
 
 
-def vocabularies_used_in(texts: Iterable[str], *, min_terms: int, min_share: float) -> tuple[str, ...]:
+def vocabularies_used_in(
+    texts: Iterable[str], *, min_terms: int, min_share: float, ignored: frozenset[str] = frozenset()
+) -> tuple[str, ...]:
     """The terms of the trade vocabularies a business's own posts keep using.
 
     For a business whose free-text industry names none of our trades ("Artisan loaf maker",
     or no industry at all) its own posts still say what it is: a vocabulary counts when at
     least ``min_terms`` of its distinct terms, and at least ``min_share`` of them, occur in
     the posts (a plural "s" folded). A hi-fi dealer's posts that mention a "price" and a
-    "home" do not make it an estate agent; eleven dental words make a dental clinic."""
+    "home" do not make it an estate agent; eleven dental words make a dental clinic. Terms in
+    ``ignored`` (words any business writes, such as "home" and "price") are never a hit: a
+    locksmith's "home", "house", "landlord" and "prices" are not four words of real estate."""
     seen: set[str] = set()
     for text in texts:
         # Letters of any script: a coffee shop's "café" is its word, not "caf".
@@ -317,7 +321,7 @@ def vocabularies_used_in(texts: Iterable[str], *, min_terms: int, min_share: flo
             seen.update({word, word.removesuffix("s")})
     terms: list[str] = []
     for vocabulary in VOCABULARIES.values():
-        hits = {term for term in vocabulary.terms if term in seen}
+        hits = {term for term in vocabulary.terms if term in seen and term not in ignored}
         if len(hits) >= min_terms and len(hits) / len(vocabulary.terms) >= min_share:
             terms.extend(vocabulary.terms)
     return tuple(dict.fromkeys(terms))

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive
 from posting.composer.relevance import (
+    STOPWORDS,
     STRONG_MATCH_FACTOR,
     relevance_score,
     same_story,
@@ -313,7 +316,10 @@ def test_an_article_sharing_only_words_of_the_posts_and_names_is_another_trades_
     railway = relevance_score(topic=topic, title="Heritage railway restores engine shed", body=body)
     assert not railway.relevant
     assert "no word of our trade" in railway.short
-    assert {"engine", "shed"} <= set(railway.matched)
+    # "engine shed" in lower case is the everyday phrase the brewery's name was made of: one
+    # term, not two of its words; the car park and the quiz are what it still shares.
+    assert not {"engine", "shed"} & set(railway.matched)
+    assert {"car", "quiz"} <= set(railway.matched)
 
     # The same article with brewing in it is ours: the check asks for a trade word, not a count.
     brewing = relevance_score(
@@ -445,3 +451,135 @@ def test_two_trade_words_as_evidence_pass_a_little_under_the_threshold() -> None
     diluted = relevance_score(topic=topic, title="Ministers refuse pesticide on sugar beet", body=body)
     assert topic.threshold * STRONG_MATCH_FACTOR <= diluted.score < topic.threshold
     assert diluted.relevant, diluted
+
+
+def test_an_own_name_written_whole_in_lower_case_is_the_everyday_phrase() -> None:
+    # A roofer called "Clean Slate": a council that starts its budget "from a clean slate" uses
+    # both words of the name, each vouching for the other's sense, and is not roofing news.
+    # Slate roofs are, and so is the name written as a name.
+    posts = [
+        "Slate roof repaired in Hollins today. Twelve slates replaced.",
+        "Ridge tiles re-bedded on a slate roof in Westmere.",
+        "Storm damage: slates off a roof in Ashgrove, fixed by lunch.",
+        "Leaking valley on a slate roof sorted.",
+    ]
+    topic = topic_build(industry="", own_names=["Clean Slate", "Clean Slate Roofing"], past_posts=posts)
+    assert ("clean", "slat") in topic.name_phrases
+    assert ("clean", "slat", "roof") in topic.name_phrases
+    idiom = {
+        "title": "Council promises a clean slate on the budget",
+        "body": "Kelford Council says next year's budget will start from a clean slate.\n\n"
+        "The leader said a clean slate meant every service would be reviewed, and the roof of the "
+        "town hall would wait.",
+    }
+    phrase = relevance_score(topic=topic, **idiom)
+    assert not phrase.relevant, phrase
+    assert "no word of our trade" in phrase.short
+    # Without the phrase rule the same article would pass: the mechanism is what stops it.
+    assert relevance_score(topic=replace(topic, name_phrases=frozenset()), **idiom).relevant
+
+    storm = relevance_score(
+        topic=topic,
+        title="Slate roofs lose slates in the storm",
+        body="Roofers say hundreds of slate roofs lost slates in the storm.\n\n"
+        "A slate roof with cracked slates will leak, and roofers are booked for weeks.",
+    )
+    assert storm.relevant, storm
+
+
+def test_a_contraction_is_never_what_a_business_writes_about() -> None:
+    # A chatty business writes "we've" and "you'll" in every post; a road engineer's "we've"
+    # is no word of its trade.
+    posts = ["We've set 40 new problems. You'll love them.", "We've got a new board.", "We've reset the cave."]
+    topic = topic_build(industry="climbing wall", past_posts=posts)
+    assert not {word_stem("we've"), word_stem("you'll")} & set(topic.terms)
+    assert "cave" in topic.terms
+
+
+def test_a_trade_guessed_from_posts_counts_no_filler_word_as_a_hit() -> None:
+    # A locksmith's posts say "home", "house", "landlords" and "prices": "home" and "price" are
+    # words every business writes, so two words of real estate remain, not the four that
+    # would make it an estate agent and every housing story its trade.
+    posts = [
+        "Moved house? Change the locks before you unpack.",
+        "Your home insurance may need a five-lever deadlock on every door.",
+        "Landlords: we change locks between tenancies.",
+        "Key cutting prices are on our website.",
+    ]
+    assert "mortgage" in vocabularies_used_in(posts, min_terms=4, min_share=0.15)
+    assert "mortgage" not in vocabularies_used_in(posts, min_terms=4, min_share=0.15, ignored=STOPWORDS)
+    topic = topic_build(industry="locksmith", past_posts=posts)
+    assert "mortgag" not in topic.terms
+    assert "hous" not in topic.subject_terms
+    # An unmapped industry whose posts do use a trade's words still gets that trade.
+    wiring = [
+        "Full rewiring of a kitchen extension in Hollins.",
+        "Consumer unit and wiring upgraded during a renovation.",
+        "An electrician should test the wiring before any building work.",
+        "Planning a new kitchen? Book the electrical work early.",
+    ]
+    assert "boiler" in topic_build(industry="electrical contractor", past_posts=wiring).terms
+
+
+def test_an_industry_qualifier_its_posts_never_write_is_not_what_it_is() -> None:
+    # "indoor karting track": the posts write karts, laps and the track, never "indoor". A
+    # netball team's indoor title shares "indoor" and the posts' "league", but is not karting.
+    posts = [
+        "New karts on the track this week. Beat your best lap!",
+        "Junior league night: ten laps each, fastest lap wins.",
+        "Track closed Monday for resurfacing. Karts back Tuesday.",
+        "Birthday parties: eight karts, twenty laps, one podium.",
+    ]
+    topic = topic_build(industry="indoor karting track", past_posts=posts)
+    assert "indoor" not in topic.subject_terms
+    assert {"track", word_stem("karting")} <= topic.subject_terms
+    netball = {
+        "title": "Netball club wins the league and the indoor title",
+        "body": "Kelford netball club won the league on Saturday and the indoor title in March.\n\n"
+        "The indoor final went to extra time, and the league title was sealed with a game to spare.",
+    }
+    assert not relevance_score(topic=topic, **netball).relevant
+    assert relevance_score(topic=replace(topic, subject_terms=topic.subject_terms | {"indoor"}), **netball).relevant
+    karting = relevance_score(
+        topic=topic,
+        title="Karting track reopens after resurfacing",
+        body="The karting track at Hollins reopens with new karts and a longer lap.\n\n"
+        "Drivers set the fastest lap on the new track within an hour.",
+    )
+    assert karting.relevant, karting
+
+
+def test_one_word_shared_however_often_is_a_shared_word_not_a_topic() -> None:
+    # A bouldering wall and a rockfall: "boulder" is in the headline and three times in the
+    # body, and the sea wall it hit sits beside it (so the word passes the sense check), but
+    # no other word of the business is among what the article is about.
+    posts = [
+        "Forty new bouldering problems on the wall this week.",
+        "Kids' bouldering club is back. Book at the desk.",
+        "Brush your holds after a problem: it keeps the wall grippy.",
+        "Our bouldering league starts in March.",
+    ]
+    topic = topic_build(industry="indoor climbing and bouldering wall", past_posts=posts)
+    # The rockfall's own story: more words, each written twice, than KEY_TERMS keeps.
+    filler = (
+        "engineers tonnes cliff crater diversion netting anchors residents village pub cafe drivers "
+        "highways rock earth carriageway storm midnight funding footpath pedestrians cyclists "
+        "councillor parish journeys cracks slope fence drainage bus ferry harbour"
+    )
+    story = " ".join(f"The {word} were noted, and the {word} again." for word in filler.split())
+    body = (
+        "A boulder the size of a van fell onto the coast road on Sunday night.\n\n"
+        "The boulder also damaged the sea wall, and a second boulder is loose.\n\n" + story
+    )
+    rockfall = relevance_score(topic=topic, title="Boulder closes coast road for months", body=body)
+    assert rockfall.score >= topic.threshold
+    assert not rockfall.relevant, rockfall
+    assert rockfall.short == "it shares one word with us (bouldering), not a topic"
+
+    climbers = relevance_score(
+        topic=topic,
+        title="Bouldering wall opens in the old mill",
+        body="A bouldering wall with 200 problems opens in the old mill.\n\n"
+        "Climbers can book a taster at the desk, and a junior league starts in May.",
+    )
+    assert climbers.relevant, climbers
