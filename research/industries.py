@@ -293,13 +293,20 @@ def industry_vocabulary(industry: str) -> tuple[str, ...]:
     A trade matches when the industry names its key or one of its aliases; an industry that
     matches none gets no vocabulary (its past posts and topics still describe it).
     """
-    words = set(_industry_words(industry))
-    terms: list[str] = []
-    for key, vocabulary in VOCABULARIES.items():
-        names = {key, *vocabulary.aliases}
-        if words & names or industry.strip().lower() in names:
-            terms.extend(vocabulary.terms)
+    terms = [term for vocabulary in industry_vocabularies(industry).values() for term in vocabulary]
     return tuple(dict.fromkeys(terms))
+
+
+def industry_vocabularies(industry: str) -> dict[str, tuple[str, ...]]:
+    """Each trade vocabulary a free-text industry names, by trade: "children's swimming lessons"
+    names music by its word "lessons", so a caller can check each against the business's own
+    posts."""
+    words = set(_industry_words(industry))
+    return {
+        key: vocabulary.terms
+        for key, vocabulary in VOCABULARIES.items()
+        if words & {key, *vocabulary.aliases} or industry.strip().lower() in {key, *vocabulary.aliases}
+    }
 
 
 def vocabularies_used_in(

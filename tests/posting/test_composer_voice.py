@@ -8,6 +8,7 @@ import pytest
 
 from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive
 from posting.composer.relevance import (
+    RELEVANT_MIN,
     STOPWORDS,
     STRONG_MATCH_FACTOR,
     relevance_score,
@@ -583,3 +584,89 @@ def test_one_word_shared_however_often_is_a_shared_word_not_a_topic() -> None:
         "Climbers can book a taster at the desk, and a junior league starts in May.",
     )
     assert climbers.relevant, climbers
+
+
+def test_a_trade_the_industry_line_names_but_the_posts_never_write_is_not_the_business() -> None:
+    # "lessons" names music tuition, but a swim school's posts write no word of music: a guitar
+    # is not its word. With no posts, nothing contradicts the line and the trade stays.
+    posts = [
+        "Our tadpoles swam their first width today! Well done, swimmers!",
+        "Swimming lessons restart on Monday: can you find your goggles?",
+        "Floats out, kick those legs! Our swimmers learn to love the water.",
+    ]
+    swim = topic_build(industry="children's swimming lessons", past_posts=posts)
+    assert swim.weight("guitar") == 0.0
+    assert "guitar" not in swim.subject_terms
+    assert swim.threshold == RELEVANT_MIN
+    assert topic_build(industry="children's swimming lessons").weight("guitar") > 0.0
+
+    guitar = relevance_score(
+        topic=swim,
+        title="Guitar lessons for every child in the county",
+        body="Every child will get guitar lessons, the music service said.\n\n"
+        "The guitar and the violin lessons will run in school time, and the music teachers start in May.",
+    )
+    assert not guitar.relevant, guitar
+
+
+def test_several_words_of_one_post_together_are_that_posts_story() -> None:
+    # A pest-control firm writes each post about another pest: "rat" is in one post only, so it
+    # is neither its trade word nor weighty evidence. An article holding four words of that
+    # post together (rats, bins, gardens, bird feeders) is that post's story; one holding one
+    # word of it (gardens) is not.
+    posts = [
+        "Wasps are nesting in lofts early this year. Please do not block the entrance yourself.",
+        "We are seeing more rats in gardens. Keep bird feeders off the ground and bins closed.",
+        "Small holes in woollen carpets? Clothes moth larvae are the likely cause.",
+        "Mice move indoors as the weather turns colder. Seal the gaps around pipes.",
+    ]
+    pests = topic_build(industry="pest control", past_posts=posts)
+    assert "rat" not in pests.subject_terms
+    rats = relevance_score(
+        topic=pests,
+        title="Rats seen as bin strike enters third week",
+        body="Residents say rats are feeding from overflowing bins across the town.\n\n"
+        "Rats have been seen in gardens near the bins, and bird feeders are drawing them in.\n\n"
+        "The ground under the feeders is thick with seed, residents said, and the rats dig under the bins.",
+    )
+    assert rats.relevant, rats
+    flowers = relevance_score(
+        topic=pests,
+        title="Open gardens weekend raises record sum",
+        body="Twelve gardens opened their gates on Saturday for the hospice.\n\n"
+        "Visitors toured the gardens, bought plants and ate cake on the lawns.",
+    )
+    assert not flowers.relevant, flowers
+
+
+def test_the_industry_lines_name_for_the_trade_written_in_an_article_is_evidence() -> None:
+    # "pest control" written once, in a long story about a leisure centre, is too rare a word
+    # to be among the article's key terms, yet it names the trade: the rats are the firm's.
+    # Without it, rats at the bins are words of one post, no word of the trade.
+    posts = [
+        "Wasps are nesting in lofts around Stowford early this year. Please do not block the entrance yourself.",
+        "We are seeing more rats in Stowford gardens. Keep bird feeders off the ground and bins closed.",
+        "Small holes in woollen carpets? Clothes moth larvae are the likely cause.",
+    ]
+    pests = topic_build(industry="pest control", own_names=["Stowford Pest Control"], past_posts=posts)
+    assert ("pest", "control") in pests.industry_phrases
+    filler = (
+        "operator cabling droppings plant room floor drain wiring gym hall closure swimmers lessons clubs "
+        "badges refunds parents drainage survey contractor pool water filter heating manager tiles showers "
+        "lockers cafe reception timetable sauna steam"
+    )
+    story = " ".join(f"The {word} was checked, and the {word} again." for word in filler.split())
+
+    def closed(who: str) -> str:
+        return (
+            "Rats have closed the pool at Stowford Leisure Centre for three weeks.\n\n"
+            f"{who} found rats beneath the floor near the bins. Stowford Leisure Centre said rats had "
+            "come in by the bins.\n\n"
+            "Stowford Leisure Centre will reopen when the rats are gone and the bins are moved. " + story
+        )
+
+    named = relevance_score(topic=pests, title="Rats close Stowford pool", body=closed("A pest control contractor"))
+    assert "control" not in named.matched  # not a key term: once in a long article
+    assert named.relevant, named
+    unnamed = relevance_score(topic=pests, title="Rats close Stowford pool", body=closed("A contractor"))
+    assert not unnamed.relevant, unnamed
