@@ -670,3 +670,42 @@ def test_the_industry_lines_name_for_the_trade_written_in_an_article_is_evidence
     assert named.relevant, named
     unnamed = relevance_score(topic=pests, title="Rats close Stowford pool", body=closed("A contractor"))
     assert not unnamed.relevant, unnamed
+
+
+def test_three_trade_words_as_evidence_carry_a_diluted_article_further_than_two() -> None:
+    # A vets' warning about lilies, long and mostly about cats, writes "florist", "flower" and
+    # "bouquet" often enough that each weighs as evidence: the florist's story at 0.78 of the
+    # threshold, below what two trade words need (0.9). Diluted further (0.65), it is not.
+    posts = [
+        "Fresh peonies in the shop today, and our florist has made a bouquet for every table.",
+        "Wedding flowers booked for June: a bouquet, buttonholes and table flowers.",
+        "Our florist's tip: cut the stems and change the water every day.",
+    ]
+    florist = topic_build(industry="florist", past_posts=posts)
+    words = [
+        "vets",
+        "kidney",
+        "cats",
+        "owners",
+        "poisoning",
+        "pollen",
+        "symptoms",
+        "clinic",
+        "treatment",
+        "vomiting",
+        "drip",
+        "charity",
+    ]
+
+    def lilies(story_words: int) -> str:
+        story = " ".join(f"The {w} was noted, and the {w} again, and the {w} once more." for w in words[:story_words])
+        return (
+            "Vets warn that a lily bouquet can kill a cat.\n\n"
+            "Every florist and flower seller was asked to label each bouquet; a florist said flowers "
+            "carry a card now. Flowers from the florist.\n\n" + story
+        )
+
+    warned = relevance_score(topic=florist, title="Vets warn cat owners over lilies", body=lilies(7))
+    assert warned.score < florist.threshold * STRONG_MATCH_FACTOR
+    assert warned.relevant, warned
+    assert not relevance_score(topic=florist, title="Vets warn cat owners over lilies", body=lilies(12)).relevant
