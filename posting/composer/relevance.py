@@ -39,6 +39,13 @@ boulder, for a bouldering wall); a trade guessed from the posts counts no filler
 "price") as a hit; and with no vocabulary, a qualifier of the industry line that no post writes
 ("indoor") is not what the business is.
 
+Recall, from blind6's misses: several words of one past post together are that post's story (a
+pest firm whose posts each name another pest: rats, bins, gardens, bird feeders); the industry
+line's own name for the trade ("pest control"), written anywhere in the article, is evidence
+however rarely it is written; three words of what the business is pass a more diluted article
+than two; and a trade the industry line names by one word but the posts never write (the
+"lessons" of a swim school, music's) is not the business's.
+
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
 """
