@@ -553,11 +553,17 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
     ours = [stem for stem, _ in ranked if stem not in topic.place_words]
     # The industry line's own name for the trade, written in the article ("a pest control
     # contractor found a nest"), names the trade however far down: evidence like a headline's.
-    phrased = bool(topic.industry_phrases) and any(
-        pair in topic.industry_phrases
-        for sentence in _sentences(f"{title}\n{body}")
-        for pair in itertools.pairwise(_topic_stems_list(sentence, topic=topic, names=False))
+    phrases = (
+        {
+            pair
+            for sentence in _sentences(f"{title}\n{body}")
+            for pair in itertools.pairwise(_topic_stems_list(sentence, topic=topic, names=False))
+            if pair in topic.industry_phrases
+        }
+        if topic.industry_phrases
+        else set()
     )
+    phrased = bool(phrases)
     enough = bool(subject) and (
         post_story
         or (phrased and len(ours) >= 2)
@@ -565,6 +571,9 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
         or (len(ours) >= 2 and any(stem in headline and stem in topic.headline_terms for stem in evidence))
     )
     matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
+    # "Why this article" names the phrase when it is what counted, though it is no key term.
+    named = [" ".join(topic.labels.get(stem, stem) for stem in pair) for pair in sorted(phrases)]
+    matched = [*named, *matched]
     short = ""
     if not subject:
         shared = ", ".join(topic.labels.get(stem, stem) for stem, _ in ranked[:3]) or "nothing"

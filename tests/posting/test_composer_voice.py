@@ -668,6 +668,7 @@ def test_the_industry_lines_name_for_the_trade_written_in_an_article_is_evidence
     named = relevance_score(topic=pests, title="Rats close Stowford pool", body=closed("A pest control contractor"))
     assert "control" not in named.matched  # not a key term: once in a long article
     assert named.relevant, named
+    assert named.matched[0] == "pest control"  # "why this article" says what counted
     unnamed = relevance_score(topic=pests, title="Rats close Stowford pool", body=closed("A contractor"))
     assert not unnamed.relevant, unnamed
 
