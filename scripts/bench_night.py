@@ -73,8 +73,9 @@ class FAULTS:
       pass in seconds for the sweeps, so work a dead worker took with it is found again;
     - the Graph sandbox answers at random: 500 after creating the post, or the answer dropped
       after creating it, or (``--graph-throttle``) a throttle announcing THROTTLE_REGAIN_MINUTES
-      in its usage header (one of ``RANDOM_GRAPH_FAULTS`` armed for the next write, every
-      GRAPH_FAULT_EVERY_S, GRAPH_FAULTS_MAX in all; each kind once per round, in random order);
+      in its usage header (one of ``RANDOM_GRAPH_FAULTS`` waiting for the next write from the
+      approvals on, the next armed once a write met it, GRAPH_FAULTS_MAX met in all; each kind
+      once per round, in random order);
     - the watchdog clock: the fault night (scripts/fault_night.py) scales the watchdogs' graces
       down, and this provokes each long-grace condition: ``JOB_DOWN_DRILL`` is withheld from
       the sweeps until its job_down alarm opens, research is not run again until every
@@ -85,7 +86,8 @@ class FAULTS:
 
     on = False
     SWEEP_EVERY_S = 5.0
-    GRAPH_FAULT_EVERY_S = 10.0
+    # How often the injector looks whether the waiting fault was met (and arms the next).
+    GRAPH_FAULT_EVERY_S = 2.0
     # Then the platform behaves: armed for ever, the last few posts' every retry met one.
     GRAPH_FAULTS_MAX = 6
     # --graph-throttle adds "throttle" (scripts/fault_night.py always passes it).
@@ -284,7 +286,8 @@ FAILING_FEED_PATH = "/feeds/failing.rss"
 
 def serve_feeds(feeds: int, ready: Any, hits: Any, stop: Any, heal: Any) -> None:
     """The internet's feeds and pages, in their own process (no GIL shared with the stages).
-    FAILING_FEED_PATH answers 404 until ``heal`` is set, then a valid feed with nothing new."""
+    FAILING_FEED_PATH answers 404 until ``heal`` is set, then a valid feed listing one article
+    another feed of its host already listed (a feed with no entries counts as failing)."""
     from devkit.devserver import StaticSiteServer
 
     servers = [StaticSiteServer({}, host=f"127.0.0.{2 + h}").start() for h in range(min(FEED_HOSTS, feeds))]
@@ -314,9 +317,11 @@ def serve_feeds(feeds: int, ready: Any, hits: Any, stop: Any, heal: Any) -> None
         )
         server.set(f"/feeds/{feed}.rss", xml.encode(), "application/rss+xml")
         urls.append(f"{base}/feeds/{feed}.rss")
+    known = next(url for url in pages if url.startswith(servers[0].base_url))
     healed = (
         '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Back again</title>'
-        f"<link>{servers[0].base_url}/</link><description>Nothing new</description></channel></rss>"
+        f"<link>{servers[0].base_url}/</link><description>Nothing new</description>"
+        f"<item><title>Seen before</title><link>{known}</link><guid>{known}</guid></item></channel></rss>"
     )
 
     def heal_when_asked() -> None:
@@ -545,6 +550,10 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
     FAULTS.sweeps.update({"compose_drafts", "gate_drafts"} if FAULTS.on else ())
     stages["compose"], stages["gate"] = stage_compose_and_gate(counters)
     say(args, f"compose: {stages['compose']['wall_s']:.1f} s, gate done at {stages['gate']['wall_s']:.1f} s")
+    graph_faults = threading.Thread(target=_graph_faults, args=(ticker_stop, control), daemon=True)
+    if FAULTS.on:
+        # From the approvals on: each approval sends its post at once.
+        graph_faults.start()
     if args.profile:
         import cProfile
 
@@ -558,9 +567,6 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
         FAULTS.sweeps.update({"publish_due", "poll_ig_containers", "reconcile_recent"})
     ticker = threading.Thread(target=_beat, args=(ticker_stop,), daemon=True)
     ticker.start()
-    graph_faults = threading.Thread(target=_graph_faults, args=(ticker_stop, control), daemon=True)
-    if FAULTS.on:
-        graph_faults.start()
     try:
         stages["publish"], stages["reconcile"] = stage_publish_and_reconcile()
         if FAULTS.on:
@@ -982,14 +988,13 @@ def throttle_report() -> list[dict[str, Any]]:
     throttled = PublishAttempt.objects.filter(outcome=AttemptOutcome.THROTTLED).select_related("publication")
     for attempt in throttled.order_by("started_at"):
         publication = attempt.publication
+        answered = attempt.finished_at or attempt.started_at  # a worker killed before recording the answer
         after = (
-            PublishAttempt.objects.filter(
-                publication__channel_id=publication.channel_id, started_at__gt=attempt.finished_at
-            )
+            PublishAttempt.objects.filter(publication__channel_id=publication.channel_id, started_at__gt=answered)
             .order_by("started_at")
             .first()
         )
-        quiet_s = None if after is None else round((after.started_at - attempt.finished_at).total_seconds(), 1)
+        quiet_s = None if after is None else round((after.started_at - answered).total_seconds(), 1)
         shown = FAULTS.throttles_shown.get(publication.channel_id, {})
         rows.append(
             {
@@ -1171,10 +1176,32 @@ def _supervise(workers: list, start: Any, over: threading.Event) -> None:
 
 
 def _graph_faults(stop: threading.Event, control: Any) -> None:
-    """--faults: the platform misbehaving at random while posts go out."""
+    """--faults: the platform misbehaving at random while posts go out. One fault waits for
+    the next write at a time, and the next is armed only once a write has met it (the
+    sandbox's request log says so): a night with few writes still meets every kind, and
+    ``graph_faults`` counts the faults the product met, not the ones armed."""
+    import requests
+
     chance = random.Random(13)
     plan: list[str] = []
-    while sum(FAULTS.graph_faults.values()) < FAULTS.GRAPH_FAULTS_MAX and not stop.wait(FAULTS.GRAPH_FAULT_EVERY_S):
+    armed = ""
+    met_before = 0
+    first = True
+    while sum(FAULTS.graph_faults.values()) < FAULTS.GRAPH_FAULTS_MAX:
+        if not first and stop.wait(FAULTS.GRAPH_FAULT_EVERY_S):
+            break
+        first = False  # the first fault is armed at once: the approvals' posts go out at once
+        try:
+            met = sum(1 for row in control("requests_log") if row["injected"])
+        except (OSError, requests.RequestException):
+            continue
+        if armed and met == met_before:
+            continue  # still waiting for a write
+        if armed:
+            FAULTS.graph_faults[armed] = FAULTS.graph_faults.get(armed, 0) + 1
+            armed = ""
+            if sum(FAULTS.graph_faults.values()) >= FAULTS.GRAPH_FAULTS_MAX:
+                break
         if not plan:  # every kind once per round, so a short night meets each of them
             plan = list(FAULTS.RANDOM_GRAPH_FAULTS)
             chance.shuffle(plan)
@@ -1183,14 +1210,13 @@ def _graph_faults(stop: threading.Event, control: Any) -> None:
         if kind == "throttle":
             params = {"code": chance.choice(FAULTS.THROTTLE_CODES), "minutes": FAULTS.THROTTLE_REGAIN_MINUTES}
         try:
-            # One fault waiting at a time: the next write after it, not every write from then on.
-            control("clear_injections")
             control(
                 "inject", method="POST", path_regex=r"/(feed|media|media_publish)(\?|$)", kind=kind, times=1, **params
             )
-        except OSError:
+        except (OSError, requests.RequestException):
+            plan.append(kind)
             continue
-        FAULTS.graph_faults[kind] = FAULTS.graph_faults.get(kind, 0) + 1
+        armed, met_before = kind, met
 
 
 def _approve_retrying(draft: Any, owner: Any) -> int:
