@@ -10,9 +10,9 @@ a PostgreSQL cluster made here (initdb and pg_ctl from /usr/lib/postgresql/*/bin
 docker-compose.yml runs it), both in a temporary folder removed at the end. The night is
 ``scripts/bench_night.py --faults`` against them (see FAULTS there: a supervisor restarts dead
 workers, the recovery sweeps run every few seconds, the Graph sandbox answers 500 after
-creating a post or drops the answer after creating it, at random; throttles pause a channel
-15 minutes, so they are in the mix only with ``--graph-throttle`` there). Meanwhile this
-script, watching the night's task counters in Redis:
+creating a post, drops the answer after creating it, or throttles it announcing a one-minute
+regain (``--graph-throttle``, always passed here), at random). Meanwhile this script, watching
+the night's task counters in Redis:
 
 - SIGKILLs a worker process while a task of each stage is running, KILLS_PER_STAGE times
   per stage (research, compose, gate, publish, reconcile; approving runs in the bench's
@@ -30,6 +30,15 @@ past it must have its account's publications_stuck alarm open within the bench's
 STUCK_ALARM_GRACE_S, and every alarm of the night must be resolved after recovery (each
 watchdog runs once more at the end). Alarms print with their opening and resolution times on
 this script's clock, beside the faults.
+
+Throttles: each throttled post landed, nothing was sent to its channel before the announced
+regain time, and the owner's History and the operator's console showed the pause.
+
+The watchdog clock (docs/RELIABILITY.md): the long graces scaled down (WATCHDOG_JOB_GRACE_SCALE,
+WATCHDOG_RESEARCH_OVERDUE_S, WATCHDOG_SOURCE_MAX_FAILURES, WATCHDOG_SOURCE_FAILING_HOURS), the
+bench provokes job_down, research_starved (overdue), source_failing and
+source_failing_for_account; each must open after it is due, within the bench's
+ALARM_ALLOWANCE_S, and resolve.
 """
 
 from __future__ import annotations
