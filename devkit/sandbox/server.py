@@ -637,7 +637,9 @@ class _Handler(BaseHTTPRequestHandler):
                 GraphError(code=1, status=500, is_transient=True, message="An unknown error occurred")
             )
             injected, hang_s = "", 0.0
-        response.headers.update(sandbox.usage_headers(req))
+        # The steady usage headers (set_usage) on every answer, unless the answer carries its
+        # own: a throttle's announce 100% and its regain time, which must reach the client.
+        response.headers = {**sandbox.usage_headers(req), **response.headers}
         sandbox.store.request_record(
             method=self.command,
             path=path,

@@ -84,6 +84,23 @@ def test_a_throttle_that_announces_a_minute_pauses_the_channel_a_minute_and_the_
 
 
 @pytest.mark.django_db
+def test_a_throttle_announces_its_own_regain_over_the_steady_usage_headers(
+    sandbox_page: SandboxPage, graph_sandbox: GraphSandbox
+) -> None:
+    # given: every answer carries low usage (as the night's sandbox does), then a throttle
+    graph_sandbox.set_usage(app_call_count=12, business_call_count=9)
+    graph_sandbox.inject(method="POST", path_regex=FEED, kind="throttle", code=80001, minutes=1)
+    before = timezone.now()
+
+    publication_publish(publication_id=publication_make(channel=sandbox_page.facebook, n=1).pk)
+
+    # then: the throttle's own header (100%, one minute) reached the client, not the steady
+    # one without an estimate (the fault night's first throttle waited the 15-minute default)
+    channel = Channel.objects.get(pk=sandbox_page.facebook.pk)
+    assert channel.throttled_until - before <= timedelta(seconds=60 + JITTER_S[1] + 5)
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("usage_header", ["not json", '{"1": [{"estimated_time_to_regain_access": NaN}]}', ""])
 def test_a_throttle_with_a_malformed_usage_header_waits_the_default(
     sandbox_page: SandboxPage, graph_sandbox: GraphSandbox, usage_header: str
