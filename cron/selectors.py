@@ -37,8 +37,9 @@ def job_statuses(*, now: datetime) -> list[JobStatus]:
     """Every registered job with its state at ``now``.
 
     A job is up until its period has passed since it last completed, late during the
-    grace after that (times WATCHDOG_JOB_GRACE_SCALE), and down once period + grace have passed. A job that has never
-    completed is new only while the scheduler itself is younger than its period + grace
+    grace after that (times WATCHDOG_JOB_GRACE_SCALE), and down once period + grace have
+    passed. A job that has never completed is new only while the scheduler itself is
+    younger than its period + grace
     (measured from the first run of any job); after that, never having run is down,
     because absence is exactly what the watchdog exists to notice.
     """
