@@ -382,6 +382,14 @@ WATCHDOG_GATE_MIN_DRAFTS = env_int("WATCHDOG_GATE_MIN_DRAFTS", 10)
 WATCHDOG_LLM_WINDOW_MINUTES = env_int("WATCHDOG_LLM_WINDOW_MINUTES", 60)
 WATCHDOG_LLM_MAX_ERRORS = env_int("WATCHDOG_LLM_MAX_ERRORS", 10)
 WATCHDOG_STUCK_MINUTES = env_int("WATCHDOG_STUCK_MINUTES", 60)
+# The jobs watchdog calls a job down once its period plus grace (cron/jobs.py) times this has
+# passed since it last completed. 1 in production; the fault night (scripts/fault_night.py)
+# scales the graces down so that a silent job alarms within a night of minutes. Periods are
+# never scaled: they are the beat schedule.
+WATCHDOG_JOB_GRACE_SCALE = env_float("WATCHDOG_JOB_GRACE_SCALE", 1.0)
+# No finished research run for this long alarms (research_starved, "no_recent_run"): the
+# research job's period (3 h) plus its grace (1 h), cron/jobs.py; a test pins the two together.
+WATCHDOG_RESEARCH_OVERDUE_S = env_int("WATCHDOG_RESEARCH_OVERDUE_S", 4 * 60 * 60)
 # Staff must verify a TOTP code after their password before /ops/ or /admin/ open.
 STAFF_REQUIRE_2FA = env_bool("STAFF_REQUIRE_2FA", False)
 OTP_TOTP_ISSUER = "Landed"
@@ -409,7 +417,8 @@ WATCHDOG_REFUSED_LOOKBACK_HOURS = env_int("WATCHDOG_REFUSED_LOOKBACK_HOURS", 72)
 # nothing usable" alarms only once no run in this many hours found anything usable.
 WATCHDOG_RESEARCH_QUIET_HOURS = env_int("WATCHDOG_RESEARCH_QUIET_HOURS", 24)
 # An account's source not read successfully for this long (while being tried) alarms for that account.
-WATCHDOG_SOURCE_FAILING_HOURS = env_int("WATCHDOG_SOURCE_FAILING_HOURS", 24)
+# (A number of hours, fractions allowed: the fault night, scripts/fault_night.py, runs on minutes.)
+WATCHDOG_SOURCE_FAILING_HOURS = env_float("WATCHDOG_SOURCE_FAILING_HOURS", 24.0)
 WATCHDOG_TOKEN_EXPIRY_DAYS = env_int("WATCHDOG_TOKEN_EXPIRY_DAYS", 7)
 # A channel paused for rate limits longer than this (from the start of the pause to its
 # planned end) opens an alarm.

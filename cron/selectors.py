@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 
 from cron.jobs import JOBS, Job
@@ -36,8 +37,9 @@ def job_statuses(*, now: datetime) -> list[JobStatus]:
     """Every registered job with its state at ``now``.
 
     A job is up until its period has passed since it last completed, late during the
-    grace after that, and down once period + grace have passed. A job that has never
-    completed is new only while the scheduler itself is younger than its period + grace
+    grace after that (times WATCHDOG_JOB_GRACE_SCALE), and down once period + grace have
+    passed. A job that has never completed is new only while the scheduler itself is
+    younger than its period + grace
     (measured from the first run of any job); after that, never having run is down,
     because absence is exactly what the watchdog exists to notice.
     """
@@ -56,11 +58,12 @@ def job_statuses(*, now: datetime) -> list[JobStatus]:
     for job in JOBS:
         last = completed.get(job.name)
         reference = last or scheduler_started
-        if reference is None or (last is None and now <= reference + job.period + job.grace):
+        grace = job.grace * settings.WATCHDOG_JOB_GRACE_SCALE
+        if reference is None or (last is None and now <= reference + job.period + grace):
             state = JobState.NEW
         elif last is not None and now <= last + job.period:
             state = JobState.UP
-        elif last is not None and now <= last + job.period + job.grace:
+        elif last is not None and now <= last + job.period + grace:
             state = JobState.LATE
         else:
             state = JobState.DOWN

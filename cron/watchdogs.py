@@ -23,7 +23,6 @@ from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 
 from accounts.models import Account
-from cron.jobs import job_get
 from cron.notify import customer_text
 from cron.selectors import JobState, job_statuses
 from cron.services import Condition, alarms_sync
@@ -229,15 +228,14 @@ def _heartbeat_ping() -> bool:
 def watchdog_research() -> dict[str, int]:
     """An account whose research runs of the last WATCHDOG_RESEARCH_QUIET_HOURS (the latest
     included) yielded no usable article, or that has had no
-    research run for longer than the research job's period + grace; a source failing N
-    times in a row.
+    research run for longer than WATCHDOG_RESEARCH_OVERDUE_S (the research job's period +
+    grace); a source failing N times in a row.
 
     Driven from the subscribed, unpaused accounts (the ones research_run_all serves), so
     an account the research run skips, and that therefore has no rows, alarms too.
     """
     now = timezone.now()
-    research_job = job_get("research_feeds")
-    overdue_before = now - research_job.period - research_job.grace
+    overdue_before = now - timedelta(seconds=settings.WATCHDOG_RESEARCH_OVERDUE_S)
     conditions = []
     accounts = Account.objects.filter(paused=False, subscriptions__isnull=False).annotate(
         first_subscribed_at=Min("subscriptions__created_at")

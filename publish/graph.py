@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -59,6 +60,9 @@ CONTAINER_UNUSABLE_SUBCODES = frozenset({2207020, 2207001, 2207003, 2207032, 220
 READ_LAG = (100, 33)
 
 DEFAULT_THROTTLE_S = 15 * 60
+# The longest pause a usage header can ask for. Meta's estimates are minutes to an hour or so;
+# a larger (or infinite) value is a malformed header, and would overflow a datetime.
+MAX_REGAIN_S = 24 * 60 * 60
 # Instagram's publishing quota is a rolling 24 h window; an hour is a humble first wait.
 DEFAULT_QUOTA_WAIT_S = 60 * 60
 
@@ -298,14 +302,18 @@ def rate_limit_usage(headers: Mapping[str, str]) -> RateLimitUsage:
             if isinstance(entry, dict):
                 percentages.extend(_numbers(entry, ("call_count", "total_time", "total_cputime")))
                 regain_minutes.extend(_numbers(entry, ("estimated_time_to_regain_access",)))
-    return RateLimitUsage(max_pct=max(percentages, default=0.0), regain_s=int(max(regain_minutes, default=0.0) * 60))
+    # Only finite, non-negative numbers: json.loads accepts NaN and Infinity, and a header must
+    # never turn into an exception or a pause of a thousand years.
+    regain = max((m for m in regain_minutes if math.isfinite(m) and m > 0), default=0.0)
+    pct = max((p for p in percentages if math.isfinite(p) and p >= 0), default=0.0)
+    return RateLimitUsage(max_pct=pct, regain_s=min(math.ceil(regain * 60), MAX_REGAIN_S))
 
 
 def _wait_s(usage: RateLimitUsage | None, retry_after: str, default: int) -> int:
     if usage is not None and usage.regain_s > 0:
         return usage.regain_s
     if retry_after.strip().isdigit():
-        return max(int(retry_after.strip()), 1)
+        return min(max(int(retry_after.strip()), 1), MAX_REGAIN_S)
     return default
 
 

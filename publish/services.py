@@ -76,6 +76,7 @@ SWEEP_BATCH = 500
 # or two Graph requests of up to GRAPH_TIMEOUT_S), the next tick continues.
 CONTAINER_POLL_BUDGET_S = 40.0
 USAGE_PAUSE_PCT = 90.0
+# The pause near the limit when the usage headers carry no estimated time to regain access.
 USAGE_PAUSE_S = 15 * 60
 # Approvals racing for one slot: each loser takes the next free one; this many rounds at most.
 SLOT_TAKE_TRIES = 5
@@ -644,10 +645,13 @@ def _container_saved(publication: Publication, container_id: str) -> None:
 
 def _usage_respect(channel: Channel, journal: AttemptJournal) -> None:
     """Near the rate limit, pause the channel's other work before the platform throttles it
-    (reference section 4: pause a Page or IG user above about 90%)."""
+    (reference section 4: pause a Page or IG user above about 90%). For as long as the
+    platform says (``estimated_time_to_regain_access``) when it says it: a longer default
+    would hold the channel's posts for nothing. USAGE_PAUSE_S only when it gives no estimate."""
     if journal.peak_usage_pct < USAGE_PAUSE_PCT:
         return
-    channel_defer(channel=channel, until=timezone.now() + timedelta(seconds=max(journal.regain_s, USAGE_PAUSE_S)))
+    pause_s = journal.regain_s if journal.regain_s > 0 else USAGE_PAUSE_S
+    channel_defer(channel=channel, until=timezone.now() + timedelta(seconds=pause_s))
 
 
 def _publications_defer(*, channel: Channel, until: datetime) -> None:

@@ -72,19 +72,42 @@ class FAULTS:
       for the job's *next* slot (job_run_request ``at`` = now + n periods): the hours of a night
       pass in seconds for the sweeps, so work a dead worker took with it is found again;
     - the Graph sandbox answers at random: 500 after creating the post, or the answer dropped
-      after creating it (one of ``RANDOM_GRAPH_FAULTS`` armed for the next write, every
-      GRAPH_FAULT_EVERY_S, GRAPH_FAULTS_MAX in all).
+      after creating it, or (``--graph-throttle``) a throttle announcing THROTTLE_REGAIN_MINUTES
+      in its usage header (one of ``RANDOM_GRAPH_FAULTS`` waiting for the next write from the
+      approvals on, the next armed once a write met it, GRAPH_FAULTS_MAX met in all; each kind
+      once per round, in random order);
+    - the watchdog clock: the fault night (scripts/fault_night.py) scales the watchdogs' graces
+      down, and this provokes each long-grace condition: ``JOB_DOWN_DRILL`` is withheld from
+      the sweeps until its job_down alarm opens, research is not run again until every
+      account's research_starved ("no recent run") is due, and one account follows a feed
+      that answers 404 (source_failing, source_failing_for_account) until it is healed. At
+      the end the feed is healed and research runs once more: every alarm must resolve.
     """
 
     on = False
     SWEEP_EVERY_S = 5.0
-    GRAPH_FAULT_EVERY_S = 10.0
+    # How often the injector looks whether the waiting fault was met (and arms the next).
+    GRAPH_FAULT_EVERY_S = 2.0
     # Then the platform behaves: armed for ever, the last few posts' every retry met one.
     GRAPH_FAULTS_MAX = 6
-    # Not "throttle": a throttle answer carries 100% usage, and above 90% the product pauses the
-    # channel 15 minutes (publish/services.py USAGE_PAUSE_S), longer than a fault night's stage;
-    # that recovery is tests/publish/test_throttle_visible.py's. --graph-throttle adds it.
+    # --graph-throttle adds "throttle" (scripts/fault_night.py always passes it).
     RANDOM_GRAPH_FAULTS: tuple[str, ...] = ("500_after_create", "drop_after_create")
+    # The regain time a throttle announces (Meta's header counts whole minutes): the product
+    # pauses the channel that long (plus jitter), so a throttled post lands within the night.
+    THROTTLE_REGAIN_MINUTES = 1
+    THROTTLE_CODES = (4, 17, 32, 613, 80001, 80002)
+    # Channel id -> whether the owner's History and the operator's console showed the pause
+    # while it lasted (sampled by _watch_throttles).
+    throttles_shown: dict[int, dict[str, bool]] = {}
+    # The watchdog clock. How late an alarm may open after its condition became true on the
+    # scaled clock: a watchdog tick (SWEEP_EVERY_S), its job queueing behind the night's tasks,
+    # a worker restart or a PostgreSQL restart on a loaded machine.
+    ALARM_ALLOWANCE_S = 60.0
+    JOB_DOWN_DRILL = "deliver_alarm_notifications"
+    withheld: set[str] = set()
+    # Alarms the drills expect: kind, account, subject, and the moment each became due.
+    expected_alarms: list[dict[str, Any]] = []
+    heal_failing_feed: Any = None
     sweeps: set[str] = set()
     # The product's watchdogs, run on the sweeps' compressed clock from the night's start (as beat
     # would); WATCHDOG_STUCK_MINUTES is 1 in the fault night (scripts/fault_night.py), so a
@@ -258,8 +281,13 @@ def feed_plan(feeds: int) -> list[tuple[int, str]]:
     return [(feed % FEED_HOSTS, trades[feed % len(trades)]) for feed in range(feeds)]
 
 
-def serve_feeds(feeds: int, ready: Any, hits: Any, stop: Any) -> None:
-    """The internet's feeds and pages, in their own process (no GIL shared with the stages)."""
+FAILING_FEED_PATH = "/feeds/failing.rss"
+
+
+def serve_feeds(feeds: int, ready: Any, hits: Any, stop: Any, heal: Any) -> None:
+    """The internet's feeds and pages, in their own process (no GIL shared with the stages).
+    FAILING_FEED_PATH answers 404 until ``heal`` is set, then a valid feed listing one article
+    another feed of its host already listed (a feed with no entries counts as failing)."""
     from devkit.devserver import StaticSiteServer
 
     servers = [StaticSiteServer({}, host=f"127.0.0.{2 + h}").start() for h in range(min(FEED_HOSTS, feeds))]
@@ -289,7 +317,26 @@ def serve_feeds(feeds: int, ready: Any, hits: Any, stop: Any) -> None:
         )
         server.set(f"/feeds/{feed}.rss", xml.encode(), "application/rss+xml")
         urls.append(f"{base}/feeds/{feed}.rss")
-    ready.put({"feeds": urls, "hosts": [s.base_url.removeprefix("http://") for s in servers], "pages": pages})
+    known = next(url for url in pages if url.startswith(servers[0].base_url))
+    healed = (
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Back again</title>'
+        f"<link>{servers[0].base_url}/</link><description>Nothing new</description>"
+        f"<item><title>Seen before</title><link>{known}</link><guid>{known}</guid></item></channel></rss>"
+    )
+
+    def heal_when_asked() -> None:
+        heal.wait()
+        servers[0].set(FAILING_FEED_PATH, healed.encode(), "application/rss+xml")
+
+    threading.Thread(target=heal_when_asked, daemon=True).start()
+    ready.put(
+        {
+            "feeds": urls,
+            "failing_feed": f"{servers[0].base_url}{FAILING_FEED_PATH}",
+            "hosts": [s.base_url.removeprefix("http://") for s in servers],
+            "pages": pages,
+        }
+    )
     stop.wait()
     hits.put([path for server in servers for path in server.requests])
     for server in servers:
@@ -321,7 +368,7 @@ def main() -> None:
     parser.add_argument(
         "--graph-throttle",
         action="store_true",
-        help="with --faults, throttles among the random Graph faults too (each pauses a channel 15 minutes)",
+        help="with --faults, throttles among the random Graph faults too (each announces a one-minute regain)",
     )
     parser.add_argument(
         "--profile",
@@ -341,8 +388,9 @@ def main() -> None:
 
     # The internet and the platform first: their addresses go into the settings.
     ctx = multiprocessing.get_context("fork")
-    ready, hits, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
-    site = ctx.Process(target=serve_feeds, args=(args.feeds, ready, hits, stop), daemon=True)
+    ready, hits, stop, heal = ctx.Queue(), ctx.Queue(), ctx.Event(), ctx.Event()
+    FAULTS.heal_failing_feed = heal
+    site = ctx.Process(target=serve_feeds, args=(args.feeds, ready, hits, stop, heal), daemon=True)
     site.start()
     served = ready.get(timeout=120)
     work = Path(tempfile.mkdtemp(prefix="bench-night-"))
@@ -488,14 +536,24 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
         FAULTS.sweeps.add("extract_articles")  # extraction left over, runs past their deadline
         # With the alarms' outbox delivery, as beat runs it (the jobs watchdog expects it every minute).
         FAULTS.sweeps.update({*FAULTS.WATCHDOGS, "deliver_alarm_notifications"})
+        # Every job whose period plus scaled grace is shorter than the night, from its start as
+        # beat would (before their stage they find nothing to do): the jobs watchdog sees them up.
+        FAULTS.sweeps.update({"send_same_day_notes", "publish_due", "poll_ig_containers", "reconcile_recent"})
         night_clock = timezone_now()
         threading.Thread(target=_sweeps, args=(ticker_stop,), daemon=True).start()
         threading.Thread(target=_watch_stuck, args=(ticker_stop,), daemon=True).start()
+        threading.Thread(target=_watch_throttles, args=(ticker_stop, owners), daemon=True).start()
     stages["research"] = stage_research(counters)
     say(args, f"research: {stages['research']['wall_s']:.1f} s")
+    if FAULTS.on:
+        threading.Thread(target=_job_down_drill, args=(ticker_stop,), daemon=True).start()
     FAULTS.sweeps.update({"compose_drafts", "gate_drafts"} if FAULTS.on else ())
     stages["compose"], stages["gate"] = stage_compose_and_gate(counters)
     say(args, f"compose: {stages['compose']['wall_s']:.1f} s, gate done at {stages['gate']['wall_s']:.1f} s")
+    graph_faults = threading.Thread(target=_graph_faults, args=(ticker_stop, control), daemon=True)
+    if FAULTS.on:
+        # From the approvals on: each approval sends its post at once.
+        graph_faults.start()
     if args.profile:
         import cProfile
 
@@ -509,11 +567,10 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
         FAULTS.sweeps.update({"publish_due", "poll_ig_containers", "reconcile_recent"})
     ticker = threading.Thread(target=_beat, args=(ticker_stop,), daemon=True)
     ticker.start()
-    graph_faults = threading.Thread(target=_graph_faults, args=(ticker_stop, control), daemon=True)
-    if FAULTS.on:
-        graph_faults.start()
     try:
         stages["publish"], stages["reconcile"] = stage_publish_and_reconcile()
+        if FAULTS.on:
+            watchdog_clock_finish(args)
     finally:
         ticker_stop.set()
         ticker.join(timeout=10)
@@ -565,6 +622,8 @@ def night(args: argparse.Namespace, *, served: dict[str, Any], graph: str, work:
             **composed_everywhere(),
             "alarms": _retrying(partial(watchdog_alarms, since=night_clock), what="the alarms"),
             "stuck_unalarmed": {str(pk): s for pk, s in FAULTS.stuck_unalarmed.items()},
+            "throttles": _retrying(throttle_report, what="the throttles"),
+            "watchdog_clock": _retrying(partial(watchdog_clock_report, since=night_clock), what="the watchdog clock"),
             # The origin of the alarms' seconds, so the fault script puts them on its own clock.
             "night_started_epoch": night_clock.timestamp(),
         }
@@ -645,6 +704,10 @@ def seed(args: argparse.Namespace, *, served: dict[str, Any], control: Any) -> t
         own = by_trade.get(account.industry) or sources
         for k in range(min(FEEDS_PER_ACCOUNT, len(own))):
             subscriptions.append(Subscription(account=account, source=own[(n // len(trades) + k) % len(own)]))
+    if FAULTS.on:
+        # The watchdog clock's failing source: a custom feed (no trade) of the first account's.
+        failing = Source.objects.create(url=served["failing_feed"], title="The feed that went away")
+        subscriptions.append(Subscription(account=accounts[0], source=failing))
     Subscription.objects.bulk_create(subscriptions)
     unique_feeds = len({subscription.source_id for subscription in subscriptions})
 
@@ -807,7 +870,7 @@ def _sweeps(stop: threading.Event) -> None:
     tick = 0
     while not stop.wait(FAULTS.SWEEP_EVERY_S):
         tick += 1
-        for name in sorted(FAULTS.sweeps):
+        for name in sorted(FAULTS.sweeps - FAULTS.withheld):
             try:
                 job_run_request(job_name=name, at=timezone.now() + tick * job_get(name).period, trigger="bench")
             except _db_errors():
@@ -875,6 +938,234 @@ def watchdog_alarms(*, since: Any) -> list[dict[str, Any]]:
     ]
 
 
+def _watch_throttles(stop: threading.Event, owners: dict) -> None:
+    """--faults: while a channel is paused for a throttle with a post waiting behind it, does
+    its owner's History say so, and the operator's console? Once per channel, as a person
+    looking would: the real pages, through Django's test client (no server needed)."""
+    from datetime import timedelta
+
+    from django.contrib.auth.models import User
+    from django.db import connection
+    from django.test import Client
+
+    from publish.models import Channel, Publication
+
+    operator = None
+    while not stop.wait(2.0):
+        try:
+            if operator is None:
+                operator, _ = User.objects.get_or_create(username="night-operator", defaults={"is_staff": True})
+            # Still paused for a few seconds: the page is read before the pause ends.
+            soon = timezone_now() + timedelta(seconds=5)
+            paused = Channel.objects.filter(throttled_until__gt=soon).exclude(pk__in=list(FAULTS.throttles_shown))
+            for channel in paused.select_related("account"):
+                waiting = Publication.objects.filter(channel=channel, status=Publication.Status.SCHEDULED)
+                if not waiting.exists():
+                    continue
+                member, staff = Client(), Client()
+                member.force_login(owners[channel.account_id])
+                staff.force_login(operator)
+                history = member.get(f"/a/{channel.account.slug}/history/").content.decode()
+                console = staff.get("/ops/").content.decode()
+                FAULTS.throttles_shown[channel.pk] = {
+                    "history": "is paused for the platform's rate limits until" in history,
+                    "console": "Channels paused for rate limits" in console,
+                }
+        except _db_errors():
+            connection.close()
+    connection.close()
+
+
+def throttle_report() -> list[dict[str, Any]]:
+    """--faults: each throttle the platform answered during the night: the post it refused
+    landed afterwards, nothing was sent to that channel until the announced regain time had
+    passed, and the pause was shown (History, console) while it lasted."""
+    from publish.kinds import AttemptOutcome
+    from publish.models import Publication, PublishAttempt
+
+    regain_s = FAULTS.THROTTLE_REGAIN_MINUTES * 60
+    rows = []
+    throttled = PublishAttempt.objects.filter(outcome=AttemptOutcome.THROTTLED).select_related("publication")
+    for attempt in throttled.order_by("started_at"):
+        publication = attempt.publication
+        answered = attempt.finished_at or attempt.started_at  # a worker killed before recording the answer
+        after = (
+            PublishAttempt.objects.filter(publication__channel_id=publication.channel_id, started_at__gt=answered)
+            .order_by("started_at")
+            .first()
+        )
+        quiet_s = None if after is None else round((after.started_at - answered).total_seconds(), 1)
+        shown = FAULTS.throttles_shown.get(publication.channel_id, {})
+        rows.append(
+            {
+                "publication": publication.pk,
+                "channel": publication.channel_id,
+                "code": attempt.error_code,
+                "request": attempt.request_kind,
+                "status": publication.status,
+                "landed": publication.status == Publication.Status.LANDED,
+                "channel_quiet_s": quiet_s,
+                "waited_for_regain": quiet_s is not None and quiet_s >= regain_s,
+                "history_showed_pause": shown.get("history", False),
+                "console_showed_pause": shown.get("console", False),
+            }
+        )
+    return rows
+
+
+def _job_down_drill(stop: threading.Event) -> None:
+    """--faults: JOB_DOWN_DRILL is withheld from the sweeps (a job that stopped completing)
+    until its job_down alarm opens, then runs again. Its alarm is due once its period plus its
+    scaled grace have passed since it last completed (cron/selectors.py job_statuses)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.db import connection
+    from django.db.models import Max
+
+    from cron.jobs import job_get
+    from cron.models import Alarm, JobRun
+    from cron.watchdogs import Kind
+
+    job = job_get(FAULTS.JOB_DOWN_DRILL)
+    FAULTS.withheld.add(job.name)
+    withheld_at = timezone_now()
+    due = None
+    try:
+        while not stop.wait(1.0):
+            try:
+                # A run queued before the withholding may still complete: the last one counts.
+                last = JobRun.objects.filter(job=job.name, outcome=JobRun.Outcome.OK).aggregate(at=Max("finished_at"))
+                if last["at"] is None:
+                    continue
+                due = last["at"] + job.period + job.grace * settings.WATCHDOG_JOB_GRACE_SCALE
+                opened = Alarm.objects.filter(kind=Kind.JOB_DOWN, subject=job.name, opened_at__gte=withheld_at)
+                if opened.exists() or timezone_now() > due + timedelta(seconds=3 * FAULTS.ALARM_ALLOWANCE_S):
+                    break
+            except _db_errors():
+                connection.close()
+    finally:
+        FAULTS.withheld.discard(job.name)
+        if due is not None:
+            FAULTS.expected_alarms.append({"kind": Kind.JOB_DOWN, "account_id": None, "subject": job.name, "due": due})
+        connection.close()
+
+
+def watchdog_clock_finish(args: argparse.Namespace) -> None:
+    """--faults, after the night's posts have landed: wait until every long-grace alarm the
+    night provoked is due (plus the allowance), then heal the failing feed and run research
+    once more (the next slot of the research job, as beat would when its hours have passed)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.db.models import Max, Min
+
+    from accounts.models import Account
+    from cron.jobs import job_get
+    from cron.services import job_run_request
+    from cron.watchdogs import Kind
+    from research.models import ResearchRun, Source, Subscription
+
+    overdue = timedelta(seconds=settings.WATCHDOG_RESEARCH_OVERDUE_S)
+    accounts = Account.objects.filter(paused=False, subscriptions__isnull=False).annotate(
+        subscribed=Min("subscriptions__created_at"), researched=Max("research_runs__finished_at")
+    )
+    for account in accounts.distinct():
+        due = max(account.subscribed, account.researched or account.subscribed) + overdue
+        FAULTS.expected_alarms.append(
+            {"kind": Kind.RESEARCH_STARVED, "account_id": account.pk, "subject": "", "due": due}
+        )
+    failing = Source.objects.get(url__endswith=FAILING_FEED_PATH)
+    for subscription in Subscription.objects.filter(source=failing):
+        # Due at the first failed read (WATCHDOG_SOURCE_MAX_FAILURES is 1 on this clock)...
+        FAULTS.expected_alarms.append(
+            {
+                "kind": Kind.SOURCE_FAILING,
+                "account_id": subscription.account_id,
+                "subject": f"source:{failing.pk}",
+                "due": failing.last_fetched_at,
+                "first_failure": True,
+            }
+        )
+        # ...and, never read successfully, WATCHDOG_SOURCE_FAILING_HOURS after it was added.
+        FAULTS.expected_alarms.append(
+            {
+                "kind": Kind.SOURCE_FAILING_FOR_ACCOUNT,
+                "account_id": subscription.account_id,
+                "subject": f"source:{failing.pk}",
+                "due": max(failing.created_at, subscription.created_at)
+                + timedelta(hours=settings.WATCHDOG_SOURCE_FAILING_HOURS),
+            }
+        )
+    last_due = max(expected["due"] for expected in FAULTS.expected_alarms if expected["due"] is not None)
+    wait_s = (last_due - timezone_now()).total_seconds() + FAULTS.ALARM_ALLOWANCE_S
+    say(args, f"watchdog clock: the last provoked alarm is due in {wait_s - FAULTS.ALARM_ALLOWANCE_S:.0f} s")
+    if wait_s > 0:
+        time.sleep(wait_s)
+    FAULTS.heal_failing_feed.set()
+    research = job_get("research_feeds")
+    before = ResearchRun.objects.count()
+    _retrying(
+        lambda: job_run_request(job_name=research.name, at=timezone_now() + research.period, trigger="bench"),
+        what="research again",
+    )
+    _wait(lambda: ResearchRun.objects.count() > before, "the second research dispatch")
+    _wait(lambda: not ResearchRun.objects.filter(finished_at__isnull=True).exists(), "the second research night")
+    say(args, "watchdog clock: research ran again with the feed healed")
+
+
+def watchdog_clock_report(*, since: Any) -> list[dict[str, Any]]:
+    """--faults: each alarm the watchdog clock provoked: due when, opened when, resolved when
+    (seconds from the night's start). It must open after it is due (never early, except the
+    first-failure alarm, which cannot open before the failure) and within ALARM_ALLOWANCE_S
+    of it, and be resolved at the end."""
+    from cron.models import Alarm
+
+    rows = []
+    for expected in FAULTS.expected_alarms:
+        alarms = Alarm.objects.filter(
+            kind=expected["kind"],
+            account_id=expected["account_id"],
+            subject=expected["subject"],
+            opened_at__gte=since,
+        ).order_by("opened_at")
+        due = expected["due"]
+        # The alarm open when the condition was due (for research, one already open for the
+        # account's first night, "no usable article", is the same alarm and counts).
+        alarm = next(
+            (a for a in alarms if due is None or a.resolved_at is None or a.resolved_at > due),
+            None,
+        )
+        due_s = None if due is None else round((due - since).total_seconds(), 1)
+        opened_s = None if alarm is None else round((alarm.opened_at - since).total_seconds(), 1)
+        resolved_s = None
+        if alarm is not None and alarm.resolved_at is not None:
+            resolved_s = round((alarm.resolved_at - since).total_seconds(), 1)
+        early = (
+            due_s is not None
+            and opened_s is not None
+            and opened_s < due_s - 1
+            and not expected.get("first_failure")
+            and expected["kind"] != "research_starved"
+        )
+        rows.append(
+            {
+                "kind": expected["kind"],
+                "account_id": expected["account_id"],
+                "subject": expected["subject"],
+                "due_s": due_s,
+                "opened_s": opened_s,
+                "resolved_s": resolved_s,
+                "ok": opened_s is not None
+                and due_s is not None
+                and not early
+                and opened_s <= due_s + FAULTS.ALARM_ALLOWANCE_S
+                and resolved_s is not None,
+            }
+        )
+    return rows
+
+
 def _supervise(workers: list, start: Any, over: threading.Event) -> None:
     """--faults: a worker that died is started again at once, as a supervisor does."""
     while not over.wait(0.5):
@@ -885,17 +1176,47 @@ def _supervise(workers: list, start: Any, over: threading.Event) -> None:
 
 
 def _graph_faults(stop: threading.Event, control: Any) -> None:
-    """--faults: the platform misbehaving at random while posts go out."""
+    """--faults: the platform misbehaving at random while posts go out. One fault waits for
+    the next write at a time, and the next is armed only once a write has met it (the
+    sandbox's request log says so): a night with few writes still meets every kind, and
+    ``graph_faults`` counts the faults the product met, not the ones armed."""
+    import requests
+
     chance = random.Random(13)
-    while sum(FAULTS.graph_faults.values()) < FAULTS.GRAPH_FAULTS_MAX and not stop.wait(FAULTS.GRAPH_FAULT_EVERY_S):
-        kind = chance.choice(FAULTS.RANDOM_GRAPH_FAULTS)
+    plan: list[str] = []
+    armed = ""
+    met_before = 0
+    first = True
+    while sum(FAULTS.graph_faults.values()) < FAULTS.GRAPH_FAULTS_MAX:
+        if not first and stop.wait(FAULTS.GRAPH_FAULT_EVERY_S):
+            break
+        first = False  # the first fault is armed at once: the approvals' posts go out at once
         try:
-            # One fault waiting at a time: the next write after it, not every write from then on.
-            control("clear_injections")
-            control("inject", method="POST", path_regex=r"/(feed|media|media_publish)(\?|$)", kind=kind, times=1)
-        except OSError:
+            met = sum(1 for row in control("requests_log") if row["injected"])
+        except (OSError, requests.RequestException):
             continue
-        FAULTS.graph_faults[kind] = FAULTS.graph_faults.get(kind, 0) + 1
+        if armed and met == met_before:
+            continue  # still waiting for a write
+        if armed:
+            FAULTS.graph_faults[armed] = FAULTS.graph_faults.get(armed, 0) + 1
+            armed = ""
+            if sum(FAULTS.graph_faults.values()) >= FAULTS.GRAPH_FAULTS_MAX:
+                break
+        if not plan:  # every kind once per round, so a short night meets each of them
+            plan = list(FAULTS.RANDOM_GRAPH_FAULTS)
+            chance.shuffle(plan)
+        kind = plan.pop()
+        params: dict[str, Any] = {}
+        if kind == "throttle":
+            params = {"code": chance.choice(FAULTS.THROTTLE_CODES), "minutes": FAULTS.THROTTLE_REGAIN_MINUTES}
+        try:
+            control(
+                "inject", method="POST", path_regex=r"/(feed|media|media_publish)(\?|$)", kind=kind, times=1, **params
+            )
+        except (OSError, requests.RequestException):
+            plan.append(kind)
+            continue
+        armed, met_before = kind, met
 
 
 def _approve_retrying(draft: Any, owner: Any) -> int:

@@ -10,9 +10,9 @@ a PostgreSQL cluster made here (initdb and pg_ctl from /usr/lib/postgresql/*/bin
 docker-compose.yml runs it), both in a temporary folder removed at the end. The night is
 ``scripts/bench_night.py --faults`` against them (see FAULTS there: a supervisor restarts dead
 workers, the recovery sweeps run every few seconds, the Graph sandbox answers 500 after
-creating a post or drops the answer after creating it, at random; throttles pause a channel
-15 minutes, so they are in the mix only with ``--graph-throttle`` there). Meanwhile this
-script, watching the night's task counters in Redis:
+creating a post, drops the answer after creating it, or throttles it announcing a one-minute
+regain (``--graph-throttle``, always passed here), at random). Meanwhile this script, watching
+the night's task counters in Redis:
 
 - SIGKILLs a worker process while a task of each stage is running, KILLS_PER_STAGE times
   per stage (research, compose, gate, publish, reconcile; approving runs in the bench's
@@ -30,6 +30,15 @@ past it must have its account's publications_stuck alarm open within the bench's
 STUCK_ALARM_GRACE_S, and every alarm of the night must be resolved after recovery (each
 watchdog runs once more at the end). Alarms print with their opening and resolution times on
 this script's clock, beside the faults.
+
+Throttles: each throttled post landed, nothing was sent to its channel before the announced
+regain time, and the owner's History and the operator's console showed the pause.
+
+The watchdog clock (docs/RELIABILITY.md): the long graces scaled down (WATCHDOG_JOB_GRACE_SCALE,
+WATCHDOG_RESEARCH_OVERDUE_S, WATCHDOG_SOURCE_MAX_FAILURES, WATCHDOG_SOURCE_FAILING_HOURS), the
+bench provokes job_down, research_starved (overdue), source_failing and
+source_failing_for_account; each must open after it is due, within the bench's
+ALARM_ALLOWANCE_S, and resolve.
 """
 
 from __future__ import annotations
@@ -63,6 +72,10 @@ STAGES = {
 SHARED_PORTS = {5432, 6379}
 # The night's clock for the research runs a dead worker leaves open (production: 30 min).
 RESEARCH_DEADLINE_S = 60
+# The watchdog clock (see the environment below; production: 1, 4 h, 24 h).
+WATCHDOG_JOB_GRACE_SCALE = 0.1
+WATCHDOG_RESEARCH_OVERDUE_S = 150
+WATCHDOG_SOURCE_FAILING_HOURS = 0.05
 STAGE_TIMEOUT_S = 600
 
 
@@ -211,6 +224,15 @@ def main() -> int:
             # The night's compressed clock for the publications-stuck watchdog (60 in production):
             # a killed worker's claim is unknown for 100 s before its read-back, so it must alarm.
             WATCHDOG_STUCK_MINUTES="1",
+            # The watchdog clock (bench_night.py FAULTS): the long graces scaled down so that each
+            # condition can be provoked and seen to alarm and resolve within the night. The
+            # jobs' graces at a tenth (a 1-minute job is down 90 s after it last completed);
+            # research overdue after 150 s without a finished run (4 h in production); a source
+            # failing once alarms (3 in a row), and for its account after 3 minutes (24 h).
+            WATCHDOG_JOB_GRACE_SCALE=str(WATCHDOG_JOB_GRACE_SCALE),
+            WATCHDOG_RESEARCH_OVERDUE_S=str(WATCHDOG_RESEARCH_OVERDUE_S),
+            WATCHDOG_SOURCE_MAX_FAILURES="1",
+            WATCHDOG_SOURCE_FAILING_HOURS=str(WATCHDOG_SOURCE_FAILING_HOURS),
         )
         output = folder / "bench.out"
         bench = subprocess.Popen(  # noqa: S603
@@ -218,6 +240,7 @@ def main() -> int:
                 sys.executable,
                 "scripts/bench_night.py",
                 "--faults",
+                "--graph-throttle",
                 "--json",
                 "--accounts",
                 str(args.accounts),
@@ -295,6 +318,14 @@ def main() -> int:
         for alarm in night["faults"]["alarms"]
     ]
     unresolved = [alarm for alarm in alarms if alarm["resolved_s"] is None]
+    throttles = night["faults"]["throttles"]
+    clock = [
+        {
+            **row,
+            **{k: None if row[k] is None else round(row[k] + offset, 1) for k in ("due_s", "opened_s", "resolved_s")},
+        }
+        for row in night["faults"]["watchdog_clock"]
+    ]
     checks = {
         "approved_not_landed == 0": night["approved_not_landed"] == 0,
         "duplicates == 0": night["duplicates"] == 0,
@@ -307,6 +338,19 @@ def main() -> int:
         # within STUCK_ALARM_GRACE_S (bench_night.py's sampler), and every alarm resolved after.
         "publications_stuck alarmed within grace": not night["faults"]["stuck_unalarmed"],
         "every alarm of the night resolved after recovery": not unresolved,
+        # Throttles (--graph-throttle): each throttled post landed after the announced regain
+        # time with nothing sent to its channel before, and the pause was on its owner's
+        # History and the operator's console while it lasted.
+        "a throttle met": bool(throttles),
+        "every throttled post landed": all(t["landed"] for t in throttles),
+        "no request during a throttle's pause": all(t["waited_for_regain"] for t in throttles),
+        "History and console showed each pause": all(
+            t["history_showed_pause"] and t["console_showed_pause"] for t in throttles
+        ),
+        # The watchdog clock: job_down, research_starved overdue, source_failing and
+        # source_failing_for_account each opened within its (scaled) grace and resolved.
+        "watchdog clock: every provoked alarm opened in its grace and resolved": bool(clock)
+        and all(row["ok"] for row in clock),
     }
     report = {
         "accounts": night["accounts"],
@@ -318,7 +362,11 @@ def main() -> int:
         "elapsed_s": night["elapsed_s"],
         "stages": night["stages"],
         "faults": faults,
-        "bench_faults": {k: v for k, v in night["faults"].items() if k != "alarms"},
+        "bench_faults": {
+            k: v for k, v in night["faults"].items() if k not in ("alarms", "throttles", "watchdog_clock")
+        },
+        "throttles": throttles,
+        "watchdog_clock": clock,
         "alarms": alarms,
         "checks": checks,
         "ok": all(checks.values()),
@@ -329,7 +377,19 @@ def main() -> int:
             f"{night['duplicates']} duplicates, {night['approved_not_landed']} approved but not landed, "
             f"{night['failed']} failed"
         )
-        print(f"bench: { {k: v for k, v in night['faults'].items() if k not in ('alarms', 'night_started_epoch')} }")
+        hidden = ("alarms", "night_started_epoch", "throttles", "watchdog_clock")
+        print(f"bench: { {k: v for k, v in night['faults'].items() if k not in hidden} }")
+        for t in throttles:
+            print(
+                f"throttle #{t['code']} on {t['request']} (publication {t['publication']}, channel {t['channel']}): "
+                f"channel quiet {t['channel_quiet_s']} s, now {t['status']}, History showed it: "
+                f"{t['history_showed_pause']}, console: {t['console_showed_pause']}"
+            )
+        for row in clock:
+            print(
+                f"watchdog clock {row['kind']} account {row['account_id']} {row['subject']!r}: due {row['due_s']} s, "
+                f"opened {row['opened_s']} s, resolved {row['resolved_s']} s {'ok' if row['ok'] else 'FAIL'}"
+            )
         for alarm in alarms:
             resolved = "never" if alarm["resolved_s"] is None else f"{alarm['resolved_s']} s"
             print(

@@ -264,9 +264,14 @@ class GraphSandbox:
             raise ValueError("mode must be page, grant, decline or deny")
         self.store.meta_set("consent", {"mode": mode, "declined": list(declined or []), "user_id": user_id})
 
-    def set_usage(self, app_call_count: int | None = None, business_call_count: int | None = None) -> None:
-        """Send ``X-App-Usage`` / ``X-Business-Use-Case-Usage`` at these percentages on every answer."""
-        self.store.meta_set("usage", {"app": app_call_count, "business": business_call_count})
+    def set_usage(
+        self, app_call_count: int | None = None, business_call_count: int | None = None, regain_minutes: float = 0
+    ) -> None:
+        """Send ``X-App-Usage`` / ``X-Business-Use-Case-Usage`` at these percentages on every
+        answer, the latter with ``estimated_time_to_regain_access`` = ``regain_minutes``."""
+        self.store.meta_set(
+            "usage", {"app": app_call_count, "business": business_call_count, "regain": float(regain_minutes)}
+        )
 
     def set_latency(self, min_ms: float = 0, max_ms: float = 0) -> None:
         """Answer every Graph request after a uniformly random wait in [min_ms, max_ms]: the
@@ -442,7 +447,7 @@ class GraphSandbox:
                 {"call_count": usage["app"], "total_time": usage["app"], "total_cputime": usage["app"]}
             )
         if usage["business"] is not None:
-            headers["X-Business-Use-Case-Usage"] = _buc_header(req, usage["business"], 0)
+            headers["X-Business-Use-Case-Usage"] = _buc_header(req, usage["business"], usage.get("regain", 0))
         return headers
 
     def _injection_for(self, req: Request) -> dict[str, Any] | None:
@@ -521,7 +526,9 @@ def _injected_response(injection: dict[str, Any], req: Request) -> Response:
         return _error_response(errors.service_unavailable())
     if kind == "throttle":
         code = int(params.get("code", 4))
-        minutes = int(params.get("minutes", 5))
+        # Meta announces whole minutes; a fraction lets a minutes-long fault night see the
+        # pause end (the product reads any number: publish/graph.py rate_limit_usage).
+        minutes = float(params.get("minutes", 5))
         exc = GraphError(
             code=code,
             subcode=params.get("subcode"),
@@ -530,7 +537,10 @@ def _injected_response(injection: dict[str, Any], req: Request) -> Response:
             message=errors.THROTTLE_MESSAGES.get(code, f"(#{code}) Rate limit reached"),
             headers={
                 "X-App-Usage": json.dumps({"call_count": 100, "total_time": 35, "total_cputime": 30}),
-                "X-Business-Use-Case-Usage": _buc_header(req, 100, minutes, code=code),
+                # ``usage_header``: this exact text instead, for a malformed header (item 12, garbage).
+                "X-Business-Use-Case-Usage": str(params["usage_header"])
+                if "usage_header" in params
+                else _buc_header(req, 100, minutes, code=code),
             },
         )
         return _error_response(exc)
@@ -548,7 +558,7 @@ def _injected_response(injection: dict[str, Any], req: Request) -> Response:
     return _error_response(exc)
 
 
-def _buc_header(req: Request, percent: int, minutes: int, code: int | None = None) -> str:
+def _buc_header(req: Request, percent: int, minutes: float, code: int | None = None) -> str:
     object_id = next((part for part in req.path.split("/") if part), "0").split("_")[0]
     kind = "instagram" if code == 80002 or "media" in req.path else "pages"
     entry = {
@@ -556,7 +566,7 @@ def _buc_header(req: Request, percent: int, minutes: int, code: int | None = Non
         "call_count": percent,
         "total_cputime": max(1, percent // 4),
         "total_time": max(1, percent // 4),
-        "estimated_time_to_regain_access": minutes,
+        "estimated_time_to_regain_access": int(minutes) if float(minutes).is_integer() else minutes,
     }
     return json.dumps({object_id: [entry]})
 
@@ -627,7 +637,9 @@ class _Handler(BaseHTTPRequestHandler):
                 GraphError(code=1, status=500, is_transient=True, message="An unknown error occurred")
             )
             injected, hang_s = "", 0.0
-        response.headers.update(sandbox.usage_headers(req))
+        # The steady usage headers (set_usage) on every answer, unless the answer carries its
+        # own: a throttle's announce 100% and its regain time, which must reach the client.
+        response.headers = {**sandbox.usage_headers(req), **response.headers}
         sandbox.store.request_record(
             method=self.command,
             path=path,

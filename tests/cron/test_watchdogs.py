@@ -102,6 +102,23 @@ def test_the_jobs_watchdog_alarms_at_the_boundary_and_resolves_when_the_job_comp
     assert open_alarms(Kind.JOB_DOWN) == set()
 
 
+def test_a_scaled_down_grace_moves_the_jobs_boundary_but_not_the_period(settings) -> None:
+    # The fault night's watchdog clock (scripts/fault_night.py): graces a tenth as long.
+    settings.WATCHDOG_JOB_GRACE_SCALE = 0.1
+    job = job_get("deliver_alarm_notifications")  # every minute, 5 minutes grace
+    completed(job.name, T0)
+    down_after = job.period + timedelta(seconds=30)
+
+    assert state_of(job.name, T0 + job.period) == JobState.UP
+    assert state_of(job.name, T0 + down_after) == JobState.LATE
+    assert state_of(job.name, T0 + down_after + timedelta(seconds=1)) == JobState.DOWN
+    # and a job never seen is new only for its period plus the scaled grace
+    assert state_of("gate_drafts", T0 + job_get("gate_drafts").period + timedelta(minutes=1)) == JobState.NEW
+    assert state_of("gate_drafts", T0 + job_get("gate_drafts").period + timedelta(minutes=1, seconds=1)) == (
+        JobState.DOWN
+    )
+
+
 def test_a_failing_job_is_not_completed_and_goes_down_with_its_last_error() -> None:
     all_jobs_completed(T0)
     job = job_get("publish_due")
@@ -211,6 +228,52 @@ def test_a_subscribed_account_with_no_research_run_past_the_jobs_period_and_grac
     with time_machine.travel(later + overdue + timedelta(seconds=1), tick=False):
         watchdog_research()
     assert open_alarms(Kind.RESEARCH_STARVED) == {(Kind.RESEARCH_STARVED, "")}
+
+
+def test_research_overdue_is_the_research_jobs_period_and_grace_by_default(settings) -> None:
+    research = job_get("research_feeds")
+    assert timedelta(seconds=settings.WATCHDOG_RESEARCH_OVERDUE_S) == research.period + research.grace
+
+
+def test_a_shorter_research_overdue_alarms_sooner_and_resolves_with_the_next_run(settings, account: Account) -> None:
+    # The fault night's watchdog clock: two and a half minutes instead of four hours.
+    settings.WATCHDOG_RESEARCH_OVERDUE_S = 150
+    subscribed_source(account)
+    Subscription.objects.update(created_at=T0 - timedelta(hours=1))
+    with time_machine.travel(T0, tick=False):
+        ResearchRun.objects.create(account=account, finished_at=T0, new_articles=3, usable_articles=3)
+
+    with time_machine.travel(T0 + timedelta(seconds=150), tick=False):
+        watchdog_research()
+    assert open_alarms(Kind.RESEARCH_STARVED) == set()
+    with time_machine.travel(T0 + timedelta(seconds=151), tick=False):
+        watchdog_research()
+    assert Alarm.objects.get(kind=Kind.RESEARCH_STARVED, resolved_at__isnull=True).details["reason"] == "no_recent_run"
+
+    # the next run finds nothing new (the feeds were read a minute ago): on time is enough
+    with time_machine.travel(T0 + timedelta(seconds=200), tick=False):
+        ResearchRun.objects.create(account=account, finished_at=timezone.now(), new_articles=0, usable_articles=0)
+        watchdog_research()
+    assert open_alarms(Kind.RESEARCH_STARVED) == set()
+
+
+def test_a_source_failing_for_a_fraction_of_an_hour_alarms_for_its_account(settings, account: Account) -> None:
+    settings.WATCHDOG_SOURCE_FAILING_HOURS = 0.05  # three minutes
+    with time_machine.travel(T0, tick=False):
+        source = subscribed_source(account, consecutive_failures=1, last_error_kind="http_404")
+
+    with time_machine.travel(T0 + timedelta(seconds=179), tick=False):
+        watchdog_research()
+    assert open_alarms(Kind.SOURCE_FAILING_FOR_ACCOUNT) == set()
+    with time_machine.travel(T0 + timedelta(seconds=181), tick=False):
+        watchdog_research()
+    assert open_alarms(Kind.SOURCE_FAILING_FOR_ACCOUNT) == {(Kind.SOURCE_FAILING_FOR_ACCOUNT, f"source:{source.pk}")}
+
+    # read successfully again: resolved
+    Source.objects.filter(pk=source.pk).update(consecutive_failures=0, last_success_at=T0 + timedelta(seconds=190))
+    with time_machine.travel(T0 + timedelta(seconds=200), tick=False):
+        watchdog_research()
+    assert open_alarms(Kind.SOURCE_FAILING_FOR_ACCOUNT) == set()
 
 
 @override_settings(WATCHDOG_SOURCE_MAX_FAILURES=3)
