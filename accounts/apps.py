@@ -6,3 +6,11 @@ class AccountsConfig(AppConfig):
 
     name = "accounts"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The customer's pages are cached per content version (accounts/content_version.py).
+        from accounts.content_version import track
+        from accounts.models import Account, Membership
+
+        track(Account, account_path="pk")
+        track(Membership, account_path="account_id")
