@@ -9,8 +9,12 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         # The customer's pages are cached per content version (accounts/content_version.py).
+        from accounts import principal
         from accounts.content_version import track
         from accounts.models import Account, Membership
 
-        track(Account, account_path="pk")
-        track(Membership, account_path="account_id")
+        # An account's or a membership's row is also in its members' cached memberships
+        # (accounts/principal.py): their member versions change with it.
+        track(Account, account_path="pk", user_path="memberships__user_id")
+        track(Membership, account_path="account_id", user_path="user_id")
+        principal.connect()

@@ -76,62 +76,108 @@ def account_content_changed(account_ids: Iterable[int | None]) -> None:
     transaction.on_commit(content_version_bump)
 
 
+def member_version_key(user_id: int) -> str:
+    """Where a user's *member version* is kept: replaced after every committed write to their
+    memberships or to an account they belong to (and to the user, accounts/principal.py)."""
+    return f"landed:member-version:{settings.DATABASES['default']['NAME']}:{user_id}"
+
+
+def member_versions_changed(user_ids: Iterable[int | None]) -> None:
+    """New member versions for these users, now and at commit (as account_content_changed)."""
+    ids = {user_id for user_id in user_ids if user_id is not None}
+    if not ids:
+        return
+
+    def member_version_bump() -> None:
+        try:
+            cache.set_many({member_version_key(user_id): uuid.uuid4().hex for user_id in ids}, timeout=None)
+        except Exception:
+            # Unlike a page, a user's cached memberships must not outlive a change (a removed
+            # member would keep access): accounts/principal.py drops the entry it cannot trust.
+            logger.exception("could not bump the member versions of users %s", sorted(ids))
+            raise
+
+    if transaction.get_connection().in_atomic_block:
+        member_version_bump()
+    transaction.on_commit(member_version_bump)
+
+
 # model -> how to reach its account id: a field on the row ("account_id", "pk" for Account)
-# or a lookup through a relation ("publication__account_id").
+# or a lookup through a relation ("publication__account_id"); and, for the rows a user's
+# cached memberships hold (Membership, Account), how to reach the users.
 _ACCOUNT_PATHS: dict[type[models.Model], str] = {}
+_USER_PATHS: dict[type[models.Model], str] = {}
 
 
-def _account_ids_of_rows(model: type[models.Model], rows: Iterable[models.Model]) -> set[int]:
-    path = _ACCOUNT_PATHS[model]
+def _ids_of_rows(model: type[models.Model], rows: Iterable[models.Model], path: str) -> set[int]:
     rows = list(rows)
     if "__" not in path:
         return {getattr(row, path) for row in rows}
     pks = [row.pk for row in rows if row.pk is not None]
-    return set(model._default_manager.filter(pk__in=pks).values_list(path, flat=True)) if pks else set()
+    if not pks:
+        return set()
+    return {i for i in model._default_manager.filter(pk__in=pks).values_list(path, flat=True) if i is not None}
+
+
+def _account_ids_of_rows(model: type[models.Model], rows: Iterable[models.Model]) -> set[int]:
+    return _ids_of_rows(model, rows, _ACCOUNT_PATHS[model])
+
+
+def _rows_written(model: type[models.Model], rows: list[models.Model]) -> None:
+    account_content_changed(_account_ids_of_rows(model, rows))
+    if model in _USER_PATHS:
+        member_versions_changed(_ids_of_rows(model, rows, _USER_PATHS[model]))
 
 
 class ContentVersionedQuerySet(models.QuerySet[_M]):
     """Bulk writes that bump the content version of every account whose rows they touch."""
 
-    def _account_ids(self) -> set[int]:
-        path = _ACCOUNT_PATHS[self.model]
+    def _ids(self, path: str) -> set[int]:
         # Read before the write: a conditional update may no longer match its own filter after.
-        return set(self.order_by().values_list(path, flat=True).distinct())
+        return {i for i in self.order_by().values_list(path, flat=True).distinct() if i is not None}
+
+    def _touched(self) -> tuple[set[int], set[int]]:
+        user_path = _USER_PATHS.get(self.model)
+        return self._ids(_ACCOUNT_PATHS[self.model]), self._ids(user_path) if user_path else set()
 
     def update(self, **kwargs: Any) -> int:
-        account_ids = self._account_ids()
+        account_ids, user_ids = self._touched()
         changed = super().update(**kwargs)
         if changed:
             account_content_changed(account_ids)
+            member_versions_changed(user_ids)
         return changed
 
     def delete(self) -> tuple[int, dict[str, int]]:
-        account_ids = self._account_ids()
+        account_ids, user_ids = self._touched()
         deleted = super().delete()
         if deleted[0]:
             account_content_changed(account_ids)
+            member_versions_changed(user_ids)
         return deleted
 
     def bulk_create(self, objs: Iterable[_M], *args: Any, **kwargs: Any) -> list[_M]:
         created = super().bulk_create(objs, *args, **kwargs)
-        account_content_changed(_account_ids_of_rows(self.model, created))
+        _rows_written(self.model, list(created))
         return created
 
     def bulk_update(self, objs: Iterable[_M], *args: Any, **kwargs: Any) -> int:
         objs = list(objs)
         changed = super().bulk_update(objs, *args, **kwargs)
         if changed:
-            account_content_changed(_account_ids_of_rows(self.model, objs))
+            _rows_written(self.model, list(objs))
         return changed
 
 
 def _row_written(sender: type[models.Model], instance: models.Model, **kwargs: Any) -> None:
     if kwargs.get("raw"):
         return  # loading fixtures: no page was cached from rows that did not exist
-    account_content_changed(_account_ids_of_rows(sender, [instance]))
+    _rows_written(sender, [instance])
 
 
 def _row_deleted(sender: type[models.Model], instance: models.Model, **kwargs: Any) -> None:
+    if sender is not None and _USER_PATHS.get(sender) == "user_id":
+        member_versions_changed([getattr(instance, "user_id", None)])
     path = _ACCOUNT_PATHS[sender]
     if "__" in path:
         # The row is gone; its relation is read from the loaded instance (one hop).
@@ -144,12 +190,16 @@ def _row_deleted(sender: type[models.Model], instance: models.Model, **kwargs: A
     account_content_changed([getattr(instance, path)])
 
 
-def track(model: type[models.Model], *, account_path: str) -> None:
-    """Bump the account's content version on every write to ``model``'s rows. Its manager
-    must be a ``ContentVersionedQuerySet`` so that bulk writes bump it too (checked here)."""
+def track(model: type[models.Model], *, account_path: str, user_path: str | None = None) -> None:
+    """Bump the account's content version on every write to ``model``'s rows (and the member
+    version of the users ``user_path`` reaches, for the rows a user's cached memberships
+    hold). Its manager must be a ``ContentVersionedQuerySet`` so that bulk writes bump them
+    too (checked here)."""
     if not isinstance(model._default_manager.all(), ContentVersionedQuerySet):
         raise TypeError(f"{model.__name__}'s manager must use ContentVersionedQuerySet")
     _ACCOUNT_PATHS[model] = account_path
+    if user_path is not None:
+        _USER_PATHS[model] = user_path
     uid = f"content-version:{model._meta.label}"
     post_save.connect(_row_written, sender=model, dispatch_uid=f"{uid}:save", weak=False)
     post_delete.connect(_row_deleted, sender=model, dispatch_uid=f"{uid}:delete", weak=False)

@@ -103,7 +103,9 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's AuthenticationMiddleware, with the user and their memberships read from the
+    # cache in one call while current (accounts/principal.py: its checks are Django's).
+    "accounts.principal.CachedAuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     "cron.twofactor.StaffTwoFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
