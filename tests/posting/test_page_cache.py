@@ -20,7 +20,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Account, Membership, Role
-from accounts.services import member_remove
+from accounts.services import member_remove, member_role_set
 from posting.models import Draft
 from posting.page_cache import CSRF_STAND_IN
 from publish.models import Publication
@@ -56,10 +56,11 @@ def _queued(page: str) -> list[str]:
 
 
 def _cached(client: Client, url: str) -> bool:
-    """Whether this GET came from the page cache: then it reads only the user and memberships."""
+    """Whether this GET came from the page cache: then it reads nothing from the database (the
+    user and memberships come from the cache too, accounts/principal.py)."""
     with CaptureQueriesContext(connection) as queries:
         client.get(url)
-    return len(queries) == 2
+    return len(queries) == 0
 
 
 def test_approve_undo_reject_and_moves_show_on_the_next_get(
@@ -185,3 +186,44 @@ def test_messages_and_the_undo_offer_are_never_cached(account: Account, member_c
     assert "Rejected. It will not be posted." in page
     # Shown once, then gone: the next GET is the plain page, without the message.
     assert "Rejected. It will not be posted." not in _get(member_client, f"/a/{account.slug}/drafts/")
+
+
+def test_a_role_change_and_an_account_rename_show_on_the_next_request(account: Account) -> None:
+    """The user's memberships come from the cache too (accounts/principal.py): a write to the
+    membership or to the account replaces the member's version, so neither is served stale."""
+    editor_user = factories.member_create(account=account, username="editor", role=Role.EDITOR)
+    editor = Client()
+    editor.force_login(editor_user)
+    _draft(account, 1)
+    assert 'aria-label="Approve: ' in _get(editor, f"/a/{account.slug}/drafts/")
+    assert _cached(editor, f"/a/{account.slug}/drafts/")
+
+    member_role_set(account=account, membership_id=Membership.objects.get(user=editor_user).pk, role=Role.VIEWER)
+    assert 'aria-label="Approve: ' not in _get(editor, f"/a/{account.slug}/drafts/")
+    # And the server agrees, not just the page: a viewer's approve is refused.
+    draft = Draft.objects.get(account=account)
+    refused = _post(editor, f"/a/{account.slug}/drafts/{draft.pk}/approve/", {"text_sha256": draft.gate_text_sha256})
+    assert refused.status_code == 403
+
+    Account.objects.filter(pk=account.pk).update(name="Harbour Bikes & Boards")
+    assert "<title>Drafts · Harbour Bikes &amp; Boards</title>" in _get(editor, f"/a/{account.slug}/drafts/")
+
+
+def test_a_password_change_or_deactivation_signs_out_a_cached_user(account: Account) -> None:
+    user = factories.member_create(account=account, username="changing", role=Role.EDITOR)
+    other_device = Client()
+    other_device.force_login(user)
+    _get(other_device, f"/a/{account.slug}/history/")
+    assert _cached(other_device, f"/a/{account.slug}/history/")
+
+    user.set_password("a new and long passphrase")
+    user.save()
+    # Django's check of the session's password hash still runs: the old session is out.
+    assert other_device.get(f"/a/{account.slug}/history/").status_code == 302
+
+    again = Client()
+    again.force_login(user)
+    _get(again, f"/a/{account.slug}/history/")
+    user.is_active = False
+    user.save()
+    assert again.get(f"/a/{account.slug}/history/").status_code == 302

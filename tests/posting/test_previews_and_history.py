@@ -147,15 +147,16 @@ def test_the_history_page_makes_the_same_queries_for_5_or_50_posts(
     # One page at most (posting.selectors.PAGE_SIZE); one query more for the count of pages.
     assert response.content.decode().count('class="card" id="publication-') == min(count, PAGE_SIZE)
     assert len(queries) == HISTORY_PAGE_QUERIES, [q["sql"][:100] for q in queries]
-    # Unchanged, from the cache (posting/page_cache.py): the user and the memberships only.
+    # Unchanged, from the cache (posting/page_cache.py; the user and memberships too): no query.
     with CaptureQueriesContext(connection) as cached:
         member_client.get(f"/a/{account.slug}/history/")
-    assert len(cached) == 2, [q["sql"][:100] for q in cached]
+    assert len(cached) == 0, [q["sql"][:100] for q in cached]
 
 
 # Was 11: the session now comes from the cache (cached_db), and the memberships are read once
 # per request by member_required, not again by the view (the role) or the navigation.
-HISTORY_PAGE_QUERIES = 8
+# Was 8: the user and the memberships now come from the cache (accounts/principal.py).
+HISTORY_PAGE_QUERIES = 6
 
 
 def test_retry_is_offered_and_allowed_only_where_reconcile_saw_nothing_land(

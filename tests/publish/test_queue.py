@@ -344,10 +344,10 @@ def test_the_queue_page_makes_the_same_queries_for_5_or_50_posts(
         account_content_changed([account.pk])  # rendered, not the cached page
         with CaptureQueriesContext(connection) as queries:
             response = member_client.get(f"/a/{account.slug}/queue/")
-        # Unchanged, from the cache (posting/page_cache.py): the user and the memberships only.
+        # Unchanged, from the cache (posting/page_cache.py; the user and memberships too): no query.
         with CaptureQueriesContext(connection) as cached:
             member_client.get(f"/a/{account.slug}/queue/")
-    assert len(cached) == 2, [q["sql"][:120] for q in cached]
+    assert len(cached) == 0, [q["sql"][:120] for q in cached]
     assert response.status_code == 200
     # One page at most (posting.selectors.PAGE_SIZE); one query more for the count of pages.
     assert response.content.decode().count('class="card" id="queued-') == min(count, PAGE_SIZE)
@@ -358,4 +358,5 @@ def test_the_queue_page_makes_the_same_queries_for_5_or_50_posts(
 # Was 12: the session now comes from the cache (cached_db), and the memberships are read once
 # per request by member_required, not again by the view (twice: may decide, is owner) or the
 # navigation.
-QUEUE_PAGE_QUERIES = 8
+# Was 8: the user and the memberships now come from the cache (accounts/principal.py).
+QUEUE_PAGE_QUERIES = 6
