@@ -9,8 +9,10 @@ navigation and its switcher), the page number and the clock; it is cached under 
   navigation lists (account, slug, name, role): a viewer never gets an editor's buttons and a
   page is never served to another account, since the account id is in the key and access is
   checked (``member_required``) before the cache is asked;
-- the current minute: the Queue's free times and anything written outside the tracked models
-  (an article's title, a source's name, a deploy's new code) show within a minute;
+- not the clock: a page older than a minute (``PAGE_FRESH_SECONDS``) is rendered again by one
+  request while the others still get it (same content version), so the Queue's free times
+  and anything written outside the tracked models (an article's title, a source's name)
+  show within about a minute, without every viewer rendering at the minute's turn;
 - the templates' digest, so a deploy with new templates never serves the old HTML.
 
 Per-request parts never enter the cache: the CSRF token is replaced by a stand-in before
@@ -37,8 +39,13 @@ from accounts.access import member_memberships, member_role
 from accounts.content_version import account_content_version_fresh, account_content_versions
 from accounts.models import Account
 
-# A day: a page is re-rendered every minute anyway (the key has the minute); old keys age out.
+# A day: a page is re-rendered every minute anyway (PAGE_FRESH_SECONDS); old keys age out.
 PAGE_CACHE_SECONDS = 24 * 60 * 60
+# What depends on the clock rather than on rows (the Queue's free times) and what is written
+# outside the tracked models (an article's title, a source's name) shows within about this.
+PAGE_FRESH_SECONDS = 60
+# The one request re-rendering a page past its minute; should it die, another takes over after this.
+PAGE_REFRESH_LOCK_SECONDS = 15
 # Not a token: where the viewer's CSRF token is put back into a cached page.
 CSRF_STAND_IN = "landed-page-csrf-stand-in-3b9d2a"
 # Django's token in a rendered form: 64 letters and digits.
@@ -89,10 +96,9 @@ def page_key(request: HttpRequest, *, account: Account, page: str) -> str:
         role,
         getattr(user, "is_staff", False),
         repr(navigation),
-        int(time.time() // 60),
     )
     digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode()).hexdigest()
-    return f"landed:page:{digest}"
+    return f"landed:page:2:{digest}"
 
 
 def cached_page(
@@ -117,8 +123,15 @@ def cached_page(
         version = account_content_version_fresh(account.pk)
     entry = found.get(key)
     if entry is not None and entry[0] == version:
-        # The template escaped the page when it was rendered; the token is Django's (letters and digits).
-        return HttpResponse(entry[1].replace(CSRF_STAND_IN, get_token(request)))
+        _, rendered_at, html = entry
+        # Older than a minute: one request renders it again (the lock), the others meanwhile
+        # get this one, of the same content version, so a minute's turn is not every
+        # viewer rendering at once.
+        if time.time() - rendered_at < PAGE_FRESH_SECONDS or not cache.add(
+            f"{key}:refresh", 1, PAGE_REFRESH_LOCK_SECONDS
+        ):
+            # The template escaped the page when it was rendered; the token is Django's (letters and digits).
+            return HttpResponse(html.replace(CSRF_STAND_IN, get_token(request)))
     # The version was read before the rows: should a write commit while rendering, the page is
     # stored under the older version and the next GET renders again.
     response = render()
@@ -128,5 +141,6 @@ def cached_page(
         # are differently masked copies of the same secret): each becomes the stand-in.
         for token in set(_CSRF_INPUT.findall(html)):
             html = html.replace(token, CSRF_STAND_IN)
-        cache.set(key, (version, html), timeout=PAGE_CACHE_SECONDS)
+        cache.set(key, (version, time.time(), html), timeout=PAGE_CACHE_SECONDS)
+        cache.delete(f"{key}:refresh")
     return response

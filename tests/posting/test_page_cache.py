@@ -9,7 +9,7 @@ be what refreshes a page."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
@@ -25,6 +25,7 @@ from posting.models import Draft
 from posting.page_cache import CSRF_STAND_IN
 from publish.models import Publication
 from reconcile.models import EngagementSnapshot
+from research.models import Article
 from tests import factories
 from tests.posting.test_approving_many import _draft, _post
 from tests.reconcile import fixtures
@@ -227,3 +228,19 @@ def test_a_password_change_or_deactivation_signs_out_a_cached_user(account: Acco
     user.is_active = False
     user.save()
     assert again.get(f"/a/{account.slug}/history/").status_code == 302
+
+
+def test_a_page_is_rendered_again_after_a_minute_for_what_the_clock_or_an_untracked_write_changes(
+    account: Account, member_client: Client
+) -> None:
+    draft = _draft(account, 1)
+    url = f"/a/{account.slug}/drafts/"
+    _get(member_client, url)
+    # An article's title is not one of the rows that bump the version (accounts/content_version.py).
+    Article.objects.filter(pk=draft.article_id).update(title="A retitled story about Leith")
+    assert _cached(member_client, url)
+    assert "A retitled story about Leith" not in _get(member_client, url)
+
+    with time_machine.travel(NOON + timedelta(seconds=61), tick=False):
+        assert "A retitled story about Leith" in _get(member_client, url)
+        assert _cached(member_client, url)  # and then cached again for the next minute
