@@ -56,6 +56,8 @@ def account_content_version_fresh(account_id: int) -> str:
 
 def account_content_changed(account_ids: Iterable[int | None]) -> None:
     """Give these accounts a new content version once the current transaction commits."""
+    if not settings.VERSIONED_CACHES:
+        return
     ids = {account_id for account_id in account_ids if account_id is not None}
     if not ids:
         return
@@ -84,6 +86,8 @@ def member_version_key(user_id: int) -> str:
 
 def member_versions_changed(user_ids: Iterable[int | None]) -> None:
     """New member versions for these users, now and at commit (as account_content_changed)."""
+    if not settings.VERSIONED_CACHES:
+        return
     ids = {user_id for user_id in user_ids if user_id is not None}
     if not ids:
         return
@@ -137,6 +141,8 @@ class ContentVersionedQuerySet(models.QuerySet[_M]):
         return {i for i in self.order_by().values_list(path, flat=True).distinct() if i is not None}
 
     def _touched(self) -> tuple[set[int], set[int]]:
+        if not settings.VERSIONED_CACHES:
+            return set(), set()  # nothing is cached under the versions: no read before the write
         user_path = _USER_PATHS.get(self.model)
         return self._ids(_ACCOUNT_PATHS[self.model]), self._ids(user_path) if user_path else set()
 

@@ -57,6 +57,8 @@ def _memberships_of(user: User) -> list[Membership]:
 
 
 def _user_of(request: HttpRequest) -> User | AnonymousUser:
+    if not settings.VERSIONED_CACHES:
+        return auth.get_user(request)
     session = request.session
     try:
         user_id = int(session[auth.SESSION_KEY])

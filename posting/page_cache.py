@@ -113,7 +113,7 @@ def cached_page(
     (and store it). ``render`` must be the page's whole GET work, side effects included:
     they then run once per content version (the drafts page's review rows record when each
     draft was first shown to someone who may decide, and the key has the role)."""
-    if not _cacheable(request, undo_session_key):
+    if not settings.VERSIONED_CACHES or not _cacheable(request, undo_session_key):
         return render()
     version_key = account_content_versions(account.pk)
     key = page_key(request, account=account, page=page)

@@ -16,7 +16,7 @@ import time_machine
 from django.contrib.auth.models import User
 from django.db import connection
 from django.middleware.csrf import _unmask_cipher_token
-from django.test import Client
+from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Account, Membership, Role
@@ -244,3 +244,12 @@ def test_a_page_is_rendered_again_after_a_minute_for_what_the_clock_or_an_untrac
     with time_machine.travel(NOON + timedelta(seconds=61), tick=False):
         assert "A retitled story about Leith" in _get(member_client, url)
         assert _cached(member_client, url)  # and then cached again for the next minute
+
+
+def test_without_a_shared_cache_nothing_is_cached_under_versions(account: Account, member_client: Client) -> None:
+    """Without Redis each process has its own cache (settings.VERSIONED_CACHES is off): a write
+    in a worker process could not reach a web process's copy, so pages and users are read afresh."""
+    _draft(account, 1)
+    with override_settings(VERSIONED_CACHES=False):
+        _get(member_client, f"/a/{account.slug}/drafts/")
+        assert not _cached(member_client, f"/a/{account.slug}/drafts/")
