@@ -21,11 +21,13 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
         self._clients: dict[int, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
+        # django-stubs leaves out RedisCacheClient's private helpers (they are Django's own).
+        index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
         client = self._clients.get(index)
         if client is None:
-            pool = self._get_connection_pool(write)  # the same index: one server, or the writer
-            client = self._clients.setdefault(index, self._client(connection_pool=pool))
+            # The same index: the one server, or the writer. django-stubs, as above.
+            pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+            client = self._clients.setdefault(index, self._client(connection_pool=pool))  # type: ignore[attr-defined]
         return client
 
 

@@ -28,6 +28,7 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from django.conf import settings
 from django.contrib.messages import get_messages
@@ -58,7 +59,7 @@ def _templates_digest_now() -> str:
     global _templates_digest
     if _templates_digest is None:
         digest = hashlib.sha256()
-        for folder in settings.TEMPLATES[0]["DIRS"]:
+        for folder in cast(list[str], settings.TEMPLATES[0]["DIRS"]):
             for path in sorted(Path(folder).rglob("*.html")):
                 digest.update(str(path).encode())
                 digest.update(path.read_bytes())
@@ -76,7 +77,7 @@ def _cacheable(request: HttpRequest, undo_session_key: str) -> bool:
         return False
     if undo_session_key in request.session:
         return False
-    return len(get_messages(request)) == 0  # type: ignore[arg-type]  # storage has __len__
+    return len(get_messages(request)) == 0
 
 
 def page_key(request: HttpRequest, *, account: Account, page: str) -> str:
