@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 
 from accounts.models import Account, Membership, Role
+from accounts.principal import memberships_cached
 from accounts.selectors import membership_role, memberships_of_user
 
 View = Callable[..., HttpResponse]
@@ -42,7 +43,10 @@ def member_required(view: View) -> View:
     def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
         # One query serves both tenancy and the navigation (the role here, the other businesses):
         # the user's own memberships, so a slug that is not among them is a 404 as before.
-        memberships = memberships_of_user(user=request.user)
+        # From the cache with the user when current (accounts/principal.py), else read now.
+        memberships = memberships_cached(request.user)
+        if memberships is None:
+            memberships = memberships_of_user(user=request.user)
         membership = next((m for m in memberships if m.account.slug == slug), None)
         if membership is None:
             raise Http404("No such account")

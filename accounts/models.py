@@ -17,6 +17,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from accounts.content_version import ContentVersionedQuerySet
+
 
 class Platform(models.TextChoices):
     FACEBOOK_PAGE = "facebook_page", "Facebook Page"
@@ -73,6 +75,8 @@ class Account(models.Model):
     # Where the Instagram bio links to, when the customer has told us: only then may a
     # caption say "Link in bio".
     instagram_bio_link = models.URLField(max_length=500, blank=True)
+    # Shown on the customer's pages: writes bump the account's content version (accounts/content_version.py).
+    objects = ContentVersionedQuerySet["Account"].as_manager()
 
     class Meta:
         db_table = "posting_account"
@@ -87,6 +91,8 @@ class Membership(models.Model):
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.OWNER)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Shown on the customer's pages: writes bump the account's content version (accounts/content_version.py).
+    objects = ContentVersionedQuerySet["Membership"].as_manager()
 
     class Meta:
         db_table = "posting_membership"

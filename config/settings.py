@@ -103,7 +103,9 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's AuthenticationMiddleware, with the user and their memberships read from the
+    # cache in one call while current (accounts/principal.py: its checks are Django's).
+    "accounts.principal.CachedAuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     "cron.twofactor.StaffTwoFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -517,11 +519,16 @@ CACHE_REDIS_URL = env_str("REDIS_URL")
 if CACHE_REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's, with one client per pool rather than per call (config/cache.py).
+            "BACKEND": "config.cache.ReusedClientRedisCache",
             "LOCATION": CACHE_REDIS_URL,
             "KEY_PREFIX": "landed-cache",
         }
     }
+# The customer's pages and the signed-in user are cached under versions that every write
+# replaces (accounts/content_version.py): only correct when every process (gunicorn's workers,
+# Celery's) shares the one cache. Without Redis each process has its own, so they are off.
+VERSIONED_CACHES = bool(CACHE_REDIS_URL)
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Sign-in throttling (django-axes, attempts stored in the database: SQLite or PostgreSQL).

@@ -6,6 +6,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # The customer's pages first: each "" include before them is tried pattern by pattern on
+    # every request (Django collects what it tried), so the most visited pages go first. No
+    # path resolves differently for it (their routes do not overlap the others').
+    path("", include("posting.urls")),
     path("", include("accounts.urls")),
     path("cron/", include("cron.urls")),
     path("notifications/", include("notifications.urls")),
@@ -15,5 +19,4 @@ urlpatterns = [
     path("a/<slug:slug>/channels/", include("publish.account_urls")),
     path("a/<slug:slug>/voice/", include("posting.voice.urls")),
     path("", include("posting.review.urls")),
-    path("", include("posting.urls")),
 ]

@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import SHA256
 
+from accounts.content_version import ContentVersionedQuerySet
 from accounts.models import Account, Platform
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class PastPost(models.Model):
         return f"past post {self.pk} ({self.platform})"
 
 
-class DraftQuerySet(models.QuerySet["Draft"]):
+class DraftQuerySet(ContentVersionedQuerySet["Draft"]):
     """Where a draft stands, written once: the pages, the digest, the watchdog, approval's
     conditional update and ``manage.py pipeline`` all ask these (``Draft.is_*`` for a row
     already loaded says the same)."""
@@ -254,6 +255,9 @@ class Composition(models.Model):
     relevance = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # Shown on the drafts page: writes bump the account's content version (accounts/content_version.py).
+    objects = ContentVersionedQuerySet["Composition"].as_manager()
+
     def __str__(self) -> str:
         return f"composition of draft {self.draft_id} ({self.composer})"
 
@@ -275,6 +279,9 @@ class ComposeSkip(models.Model):
     # What the composer knew when it decided ("score 0.03, matched: ..." or the story it repeats).
     detail = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    # Shown on the drafts page: writes bump the account's content version (accounts/content_version.py).
+    objects = ContentVersionedQuerySet["ComposeSkip"].as_manager()
 
     class Meta:
         ordering = ["-created_at"]

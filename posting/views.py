@@ -24,7 +24,7 @@ from accounts.selectors import accounts_for_member
 from notifications import selectors as notification_selectors
 from notifications import services as notification_services
 from notifications.errors import NotificationSettingsInvalid
-from posting import cards, selectors, services
+from posting import cards, page_cache, selectors, services
 from posting.composer.selectors import skipped_stories_recent
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.models import Draft, DraftRevision
@@ -57,6 +57,16 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 @member_required
 def drafts(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+    return page_cache.cached_page(
+        request,
+        account=account,
+        page="drafts",
+        render=lambda: _drafts_page(request, account),
+        undo_session_key=UNDO_SESSION_KEY,
+    )
+
+
+def _drafts_page(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     awaiting, pager = selectors.drafts_awaiting_page(account=account, number=request.GET.get("page"))
     can_decide = _can_decide(request, account)
     if can_decide:
@@ -233,6 +243,16 @@ def draft_edit(request: AuthenticatedHttpRequest, account: Account, draft_id: in
 @require_GET
 @member_required
 def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+    return page_cache.cached_page(
+        request,
+        account=account,
+        page="history",
+        render=lambda: _history_page(request, account),
+        undo_session_key=UNDO_SESSION_KEY,
+    )
+
+
+def _history_page(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     rows, zone, pager = selectors.history_rows(account=account, number=request.GET.get("page"))
     # Every landed post of the account, by the one definition, not just the rows shown.
     landed = Publication.objects.filter(account=account).landed().count()
@@ -252,6 +272,16 @@ def history(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse
 @member_required
 def queue(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     """What goes out when, in the account's time zone, and the posting times per platform."""
+    return page_cache.cached_page(
+        request,
+        account=account,
+        page="queue",
+        render=lambda: _queue_page(request, account),
+        undo_session_key=UNDO_SESSION_KEY,
+    )
+
+
+def _queue_page(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
     page = selectors.queue_page(account=account, move_choices=MOVE_CHOICES, number=request.GET.get("page"))
     # Every post on a channel offers the same free times: their <option>s are built once per
     # channel, not once per post by the template.

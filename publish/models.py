@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.content_version import ContentVersionedQuerySet
 from accounts.models import Platform
 from publish.kinds import AttemptOutcome, FailureKind, RequestKind
 
@@ -40,6 +41,9 @@ class Channel(models.Model):
     # When the pause in force began (kept while it is extended), so a long one can alarm.
     throttled_since = models.DateTimeField(null=True, blank=True)
     connected_at = models.DateTimeField(auto_now_add=True)
+
+    # Shown on the customer's pages: writes bump the account's content version (accounts/content_version.py).
+    objects = ContentVersionedQuerySet["Channel"].as_manager()
 
     class Meta:
         constraints = [
@@ -115,7 +119,7 @@ class OAuthClaim(models.Model):
         return f"connect {self.platform} for {self.account_id}"
 
 
-class PublicationQuerySet(models.QuerySet["Publication"]):
+class PublicationQuerySet(ContentVersionedQuerySet["Publication"]):
     def landed(self, *, start: datetime | None = None, end: datetime | None = None) -> PublicationQuerySet:
         """The product's one number: every count of "landed" is this (docs/ARCHITECTURE.md).
 
@@ -221,6 +225,9 @@ class PostingSlot(models.Model):
     weekday = models.PositiveSmallIntegerField(choices=Weekday.choices)
     # Wall-clock time in the account's zone, whole minutes: the same local time all year.
     time = models.TimeField()
+
+    # Shown on the customer's pages: writes bump the account's content version (accounts/content_version.py).
+    objects = ContentVersionedQuerySet["PostingSlot"].as_manager()
 
     class Meta:
         ordering = ["platform", "weekday", "time"]

@@ -12,3 +12,9 @@ class ReconcileConfig(AppConfig):
         from reconcile.tasks import publication_read_enqueue
 
         publication_awaiting_read.connect(publication_read_enqueue, dispatch_uid="reconcile.publication_read_enqueue")
+
+        # The History page shows engagement and is cached per content version (accounts/content_version.py).
+        from accounts.content_version import track
+        from reconcile.models import EngagementSnapshot
+
+        track(EngagementSnapshot, account_path="publication__account_id")

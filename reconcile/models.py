@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from accounts.content_version import ContentVersionedQuerySet
+
 
 class EngagementSnapshot(models.Model):
     """Reactions/likes and comments on a landed post, as the platform counted them at one time."""
@@ -13,6 +15,8 @@ class EngagementSnapshot(models.Model):
     fetched_at = models.DateTimeField()
     reactions = models.PositiveIntegerField(default=0)
     comments = models.PositiveIntegerField(default=0)
+    # Shown on the customer's pages: writes bump the account's content version (accounts/content_version.py).
+    objects = ContentVersionedQuerySet["EngagementSnapshot"].as_manager()
 
     class Meta:
         ordering = ["-fetched_at"]

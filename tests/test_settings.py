@@ -160,7 +160,8 @@ def test_the_embedded_default_installs_the_devkit_for_make_run(tmp_path: Path) -
 
 CACHE_PROBE = (
     "import django; django.setup(); from django.conf import settings as s; "
-    "print(s.CACHES['default']['BACKEND'].rsplit('.', 1)[-1], s.CACHES['default'].get('LOCATION', '-'))"
+    "print(s.CACHES['default']['BACKEND'].rsplit('.', 1)[-1], s.CACHES['default'].get('LOCATION', '-'), "
+    "s.VERSIONED_CACHES)"
 )
 
 
@@ -177,8 +178,11 @@ def _cache_backend(env_overrides: dict[str, str], drop: tuple[str, ...] = ()) ->
 def test_the_cache_is_redis_only_where_redis_url_names_it_never_the_brokers_database() -> None:
     # A cache clear empties its whole Redis database: sharing the broker's would drop the queues.
     broker = "redis://127.0.0.1:6379/15"
-    assert _cache_backend({"CELERY_BROKER_URL": broker}, drop=("REDIS_URL",)) == ["LocMemCache", "-"]
+    # Each process's own cache: nothing is cached under versions (accounts/content_version.py).
+    assert _cache_backend({"CELERY_BROKER_URL": broker}, drop=("REDIS_URL",)) == ["LocMemCache", "-", "False"]
+    # Django's Redis cache with one client per pool (config/cache.py), shared by every process.
     assert _cache_backend({"CELERY_BROKER_URL": broker, "REDIS_URL": "redis://127.0.0.1:6379/14"}) == [
-        "RedisCache",
+        "ReusedClientRedisCache",
         "redis://127.0.0.1:6379/14",
+        "True",
     ]

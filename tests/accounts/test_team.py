@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts import services
+from accounts.content_version import account_content_changed, member_versions_changed
 from accounts.errors import InviteUnusable, TeamChangeRefused
 from accounts.models import Account, Invite, Membership, Role
 from tests import factories
@@ -328,6 +329,11 @@ def test_the_team_page_is_linked_from_settings_and_the_nav_is_unchanged(
 def test_the_switcher_lists_the_other_businesses_at_no_extra_query(account: Account, member: User) -> None:
     client = _client_for(member)
     client.get(f"/a/{account.slug}/history/")
+    # Both reads below are rendered, not the cached page (posting/page_cache.py), and read the
+    # user and memberships afresh (accounts/principal.py): here a new content and member
+    # version, below a new membership (which replaces both; the navigation is in the page's key).
+    account_content_changed([account.pk])
+    member_versions_changed([member.pk])
     with CaptureQueriesContext(connection) as alone:
         page = client.get(f"/a/{account.slug}/history/").content.decode()
     assert 'class="switcher"' not in page

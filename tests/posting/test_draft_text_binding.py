@@ -17,6 +17,7 @@ from posting.errors import DraftStateError
 from posting.gate.services import draft_gate
 from posting.models import Draft, DraftRevision, text_sha256_of
 from tests import factories
+from tests.content_version import without_version_bumps
 
 TRUE = "The shop employs 12 mechanics and stocks 400 bicycles."
 FALSE = "The shop employs 40 mechanics and stocks 900 bicycles."
@@ -120,7 +121,7 @@ def test_each_kind_of_edit_clears_the_verdict_and_records_a_revision(
     assert (revision.text, revision.source, revision.editor) == (FALSE, source, editor)
     assert revision.previous_text_sha256 == text_sha256_of(TRUE)
     assert revision.created_at is not None
-    assert len(callbacks) == 1  # the gate task, once the edit is committed
+    assert len(without_version_bumps(callbacks)) == 1  # the gate task, once the edit is committed
 
 
 @pytest.mark.django_db
@@ -292,7 +293,7 @@ def test_a_staff_edit_in_the_admin_goes_back_to_the_gate_and_is_recorded(
 
     draft.refresh_from_db()
     assert (draft.text, draft.status, draft.gate_verdict, draft.gate_text_sha256) == (FALSE, "drafted", "", "")
-    assert len(callbacks) == 1  # the gate task
+    assert len(without_version_bumps(callbacks)) == 1  # the gate task
     revision = DraftRevision.objects.get(draft=draft)
     assert (revision.source, revision.editor.username) == ("staff", "support")
     assert revision.previous_text_sha256 == text_sha256_of(TRUE)
