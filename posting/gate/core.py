@@ -247,8 +247,9 @@ def gate_evaluate(
     the sentences of class "claim" decide the verdict.
     """
     source = source_text_of(title, body)
-    sentences = draft_sentences(text, own_names=own_names, sign_offs=sign_offs, source=source)
     business_named = _names_business(f"{title}\n{body}", own_names)
+    own_names = own_name_short_forms(own_names, f"{title}\n{body}")
+    sentences = draft_sentences(text, own_names=own_names, sign_offs=sign_offs, source=source)
     results: list[ClaimResult] = []
     for sentence in sentences:
         claim = sentence.claim
@@ -664,6 +665,53 @@ def _names_business(text: str, own_names: Sequence[str]) -> bool:
     return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", lowered) for name in _own_name_forms(own_names))
 
 
+def own_name_short_forms(own_names: Sequence[str], article: str) -> list[str]:
+    """The business's names with the shorter forms people write for them: "Petersen's" for
+    "Petersen's Hardware & Home", "the Town Centre Partnership" for "Todmorden Town Centre
+    Partnership", "MRT" for "Glenmore Mountain Rescue Team". A form counts only where the
+    article never writes it: there it may name something the article is about, which is then
+    checked like any other name."""
+    forms: list[str] = list(own_names)
+    seen = {name.strip().lower() for name in own_names}
+    article_lower = article.lower()
+    for name in own_names:
+        words = name.strip().lstrip("@#").split()
+        if len(words) < 2:
+            continue
+        candidates: list[str] = []
+        # The first word alone, when it is a name and no ordinary word ("Willowbank", not "Copper").
+        first, bare = words[0], _bare_word(words[0])
+        if first[:1].isupper() and len(bare) >= 4 and not (is_noun(bare) or is_adjective(bare) or is_verb_form(bare)):
+            candidates.append(first)
+        # Any run of two words or more that starts and ends with a capitalised word.
+        for start in range(len(words)):
+            for end in range(start + 2, len(words) + 1):
+                run = words[start:end]
+                if run != words and run[0][:1].isupper() and run[-1][:1].isupper():
+                    candidates.append(" ".join(run))
+        # Initials of a run of three capitalised words or more, written in capitals ("LCMEA", "MRT").
+        capitals = [word for word in words if word[:1].isupper() and word.lower() not in STOPWORDS]
+        for start in range(len(capitals)):
+            for end in range(start + 3, len(capitals) + 1):
+                candidates.append("".join(word[0] for word in capitals[start:end]).upper())
+        for form in candidates:
+            if form.lower() in seen or re.search(rf"(?<!\w){re.escape(form.lower())}(?!\w)", article_lower):
+                continue
+            seen.add(form.lower())
+            forms.append(ShortName(form))
+    return forms
+
+
+class ShortName(str):
+    """A shorter form of the business's name, matched only as written (capitalised): "Fretwork"
+    names the business, "fretwork" is a word."""
+
+
+def _stripped_name(name: str) -> str:
+    stripped = name.strip().lstrip("@#")
+    return ShortName(stripped) if isinstance(name, ShortName) else stripped
+
+
 def _own_name_forms(own_names: Sequence[str]) -> list[str]:
     return [form for name in own_names if (form := name.strip().lstrip("@#").lower())]
 
@@ -683,8 +731,9 @@ def _is_emoji(ch: str) -> bool:
 
 
 def _strip_own_names(sentence: str, own_names: Sequence[str]) -> str:
-    for name in sorted({name.strip().lstrip("@#") for name in own_names if name.strip()}, key=len, reverse=True):
-        sentence = re.sub(rf"(?<!\w)[@#]?{re.escape(name)}(?:'s)?(?!\w)", " ", sentence, flags=re.IGNORECASE)
+    for name in sorted({_stripped_name(name) for name in own_names if name.strip()}, key=len, reverse=True):
+        flags = 0 if isinstance(name, ShortName) else re.IGNORECASE
+        sentence = re.sub(rf"(?<!\w)[@#]?{re.escape(name)}(?:'s)?(?!\w)", " ", sentence, flags=flags)
     return " ".join(sentence.split())
 
 

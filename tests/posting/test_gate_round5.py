@@ -1,0 +1,117 @@
+"""Issue 9, fifth round: mis-readings behind the hard checks, each a general normalisation.
+
+- A shorter form of the business's own name ("Quillfeather's", "the Canal Traders Guild",
+  "CTG") is its name, as the full one is, where the article never writes it.
+- "two-one", "nine-seven": a score or a range in words is two numbers, not their sum.
+- "thirty grand" is 30,000; "13cm" is 13 centimetres, "3t" 3 tonnes, "8 kWh" 8 kilowatt hours;
+  "1.45 in the morning" is 1:45 a.m.
+- "half the size" is what "halved in size" says, "double" what "twice" says.
+
+Each rule is paired with the one-word change that must still be held back. The article and the
+drafts are made up for these tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from posting.gate.core import PASSED, REJECTED, gate_evaluate, own_name_short_forms
+from posting.gate.text import tokenize
+
+TITLE = "Larkspur Rowing Club wins the river cup and opens a new boathouse"
+BODY = """Larkspur Rowing Club won the Severn River Cup on Saturday, beating Hollins Boat Club 3-2 in the final.
+The club raised £25,000 for the new boathouse, which has 40 racks and a 12-metre slipway.
+Its old shed has been halved in size to make room for a gym.
+The club's youth squad now trains twice a week, and its membership has doubled since 2020.
+Volunteers cut a 15-centimetre drainage channel along the path and laid about three tonnes of gravel.
+The boathouse battery stores up to 9 kilowatt-hours from the roof panels.
+The last crew came off the water at 1:45 a.m. after the night row."""
+OWN_NAMES = ["Quillfeather's Canal Traders Guild", "@quillfeather"]
+
+
+def gate(text: str):
+    return gate_evaluate(text=text, title=TITLE, body=BODY, own_names=OWN_NAMES)
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        # the business's name, shortened
+        "Larkspur Rowing Club won the Severn River Cup on Saturday. We at Quillfeather's are so proud of them!",
+        "Larkspur Rowing Club won the Severn River Cup. Everyone at the Canal Traders Guild is so proud of them!",
+        # a score in words
+        "Larkspur Rowing Club beat Hollins Boat Club three-two in the final of the Severn River Cup.",
+        # money in slang
+        "The club raised twenty-five grand for the new boathouse.",
+        # units by their symbols
+        "Volunteers cut a 15cm drainage channel along the path and laid about 3t of gravel.",
+        "The boathouse battery stores up to 9 kWh from the roof panels.",
+        # the time of day in words
+        "The last crew came off the water at 1.45 in the morning after the night row.",
+        # one proportion, written two ways
+        "The old shed is now half the size, to make room for a gym.",
+    ],
+)
+def test_a_true_draft_written_differently_passes(draft: str) -> None:
+    result = gate(draft)
+
+    assert result.verdict == PASSED, result.reason
+
+
+@pytest.mark.parametrize(
+    ("draft", "said"),
+    [
+        # the sum of a score is not in the article, nor is the reversed score
+        ("Larkspur Rowing Club beat Hollins Boat Club two-three in the final of the Severn River Cup.", ""),
+        ("Larkspur Rowing Club beat Hollins Boat Club four-two in the final of the Severn River Cup.", '"4"'),
+        ("The club raised thirty grand for the new boathouse.", "30,000"),
+        ("Volunteers cut a 25cm drainage channel along the path.", '"25"'),
+        ("The last crew came off the water at 2.45 in the morning after the night row.", ""),
+        ("The old shed has tripled in size to make room for a gym.", "tripled"),
+        # a name that only looks like a short form of the business's: someone else, checked as one
+        ("Larkspur Rowing Club won the Severn River Cup on Saturday, coached by Canal Traders Guild.", ""),
+    ],
+)
+def test_the_one_word_change_is_still_held_back(draft: str, said: str) -> None:
+    result = gate(draft)
+
+    assert result.verdict == REJECTED, result.reason
+    assert said in result.reason
+
+
+def test_a_short_form_of_the_business_name_is_only_one_the_article_never_writes() -> None:
+    forms = own_name_short_forms(
+        ["Glenmore Mountain Rescue Team", "Willowbank Veterinary Nurses", "Copper Kettle Pub"],
+        "The Glenmore funicular opened. A pub on the hill reopened.",
+    )
+
+    assert "MRT" in forms and "Mountain Rescue Team" in forms and "Willowbank" in forms
+    # the article names Glenmore itself, and "Copper" is an ordinary word
+    assert "Glenmore" not in forms and "Copper" not in forms and "Copper Kettle" in forms
+
+
+def test_a_short_form_is_matched_only_as_written() -> None:
+    # "Copper Kettle" names the business; "copper kettle" is a thing the article may mention.
+    result = gate_evaluate(
+        text="The copper kettle was stolen.",
+        title="Café reopens",
+        body="The café on Mill Lane reopened on Monday.",
+        own_names=["Copper Kettle Pub"],
+    )
+
+    assert result.claims[0].sentence_class == "claim"
+
+
+@pytest.mark.parametrize(
+    ("text", "norms"),
+    [
+        ("two-one", ["2", "1", "score2x1"]),
+        ("twenty-one", ["21"]),
+        ("fourteen grand", ["14000"]),
+        ("a grand opening", ["a", "grand", "open"]),
+        ("the 4G network", ["the", "4g", "network"]),
+        ("10g of salt", ["10", "gram", "of", "salt"]),
+    ],
+)
+def test_numbers_and_units_are_read_as_a_reader_reads_them(text: str, norms: list[str]) -> None:
+    assert [token.norm for token in tokenize(text)] == norms
