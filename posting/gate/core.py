@@ -1706,24 +1706,30 @@ def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str], evi
     claim_stems = {token.norm for token in claim_tokens}
     claim_near = _near_words(claim_tokens)
     evidence_near = _near_words(evidence_tokens)
+    # WordNet's antonyms are matched among the evidence's own words, never a stopword or a name
+    # that shares the antonym's stem ("fore", the opposite of "after", is not the "for" of every
+    # sentence nor "Fore Street").
+    evidence_words = frozenset(token.norm for token in evidence_tokens if token.kind == WORD and token.content)
 
     def about_the_same(token: Token, opposite: str) -> bool:
         # "old police station" is not contradicted by "moved to a new building": an opposite
         # counts when it is said of the same thing, i.e. shares a neighbouring word.
         return not claim_near.get(token.norm) or bool(claim_near[token.norm] & evidence_near.get(opposite, set()))
 
-    for token in claim_tokens:
+    for index, token in enumerate(claim_tokens):
         if token.norm in evidence_stems or token.kind != WORD or _is_light(token):
             continue
+        if token.norm == "old" and index and claim_tokens[index - 1].norm == "year":
+            continue  # "16-to-25-year-olds" is an age, not the opposite of "young"
         for opposite in _prefix_opposites(token.norm):
-            if opposite in evidence_stems and opposite not in claim_stems and about_the_same(token, opposite):
+            if opposite in evidence_words and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{opposite}".'
         for opposite in OPPOSITES.get(token.norm, ()):
             if opposite in evidence_stems and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{OPPOSITE_RAW[opposite]}".'
         # WordNet's antonyms of the word's lemmas ("cheaper" / "expensive", "closed" / "open").
         for opposite, word in antonym_words(_bare_word(token.raw)).items():
-            if opposite in evidence_stems and opposite not in claim_stems and about_the_same(token, opposite):
+            if opposite in evidence_words and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{word}".'
     return ""
 
@@ -1758,8 +1764,11 @@ def _negation_mismatch(
     """
     claim_scopes, claim_plain = _negation_scopes(claim_tokens)
     evidence_scopes, evidence_plain = _negation_scopes(evidence_tokens)
-    claim_negated = set().union(*claim_scopes)
-    evidence_negated = set().union(*evidence_scopes)
+    # Whether the other side negates the same words is asked of a wider reach: "has not used a
+    # drop of mains water" denies the water as "no mains water" does, and "no longer has to be
+    # wound by hand" what "nobody has to wind it by hand" denies.
+    claim_negated = set().union(*_negation_scopes(claim_tokens, reach=_NEGATION_REACH)[0])
+    evidence_negated = set().union(*_negation_scopes(evidence_tokens, reach=_NEGATION_REACH)[0])
     evidence_all = evidence_negated | evidence_plain
     claim_all = claim_negated | claim_plain
     # The evidence's negated words as tokens, so that a "not" over a paraphrase ("couldn't be
@@ -1787,8 +1796,12 @@ def _negation_mismatch(
     return ""
 
 
-def _negation_scopes(tokens: Sequence[Token]) -> tuple[list[set[str]], set[str]]:
-    """The content words each negation governs (the next two), and the words outside any."""
+# How far a negation on the other side may stand from the words it shares with a claim's.
+_NEGATION_REACH = 4
+
+
+def _negation_scopes(tokens: Sequence[Token], *, reach: int = 2) -> tuple[list[set[str]], set[str]]:
+    """The content words each negation governs (the next ``reach``), and the words outside any."""
     scopes: list[set[str]] = []
     plain: set[str] = set()
     remaining = 0
@@ -1800,7 +1813,7 @@ def _negation_scopes(tokens: Sequence[Token]) -> tuple[list[set[str]], set[str]]
                 remaining = 0
                 continue
             scopes.append(set())
-            remaining = 2
+            remaining = reach
             continue
         if token.kind == BREAK or token.norm in SCOPE_BREAKERS:
             remaining = 0
@@ -1979,6 +1992,36 @@ def _voice_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token])
                 and verb.kind == WORD
             ):
                 return f'The article has it the other way round: who "{verb.raw}" whom, with "{agent.raw}".'
+    return _agents_exchanged(claim_tokens, evidence_tokens)
+
+
+def _agents_exchanged(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> str:
+    """ "found by Neanderthals ... the researchers made it" where the article has "found by the
+    researchers": the same act done by another of the sentence's actors, both named on each side."""
+    words, after_by = _words_marking_by(claim_tokens)
+    other_words, other_after_by = _words_marking_by(evidence_tokens)
+    claim_norms = {token.norm for token in words}
+    evidence_norms = {token.norm for token in other_words}
+    evidence_agents = {
+        other_words[index - 1].norm: other_words[index]
+        for index in other_after_by
+        if index and other_words[index - 1].kind == WORD
+    }
+    for index in after_by:
+        if not index or words[index - 1].kind != WORD or words[index].kind == NUMBER:
+            continue
+        verb, agent = words[index - 1], words[index]
+        theirs = evidence_agents.get(verb.norm)
+        if (
+            theirs is not None
+            and theirs.kind != NUMBER
+            and theirs.norm != agent.norm
+            and theirs.norm in claim_norms
+            and agent.norm in evidence_norms
+            # "made by media students" for "made by students on the media course": one agent
+            and not _phrase_after(claim_tokens, agent.norm) & _phrase_after(evidence_tokens, theirs.norm)
+        ):
+            return f'The article has it the other way round: "{verb.raw} by {theirs.raw}", not by "{agent.raw}".'
     return ""
 
 

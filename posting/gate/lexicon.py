@@ -307,6 +307,8 @@ OPPOSITE_PAIRS = [
     ("up", "down"),
     ("above", "below"),
     ("before", "after"),
+    # "prior to" is "before".
+    ("prior", "after"),
     ("earlier", "later"),
     ("profit", "loss"),
     ("hire", "cut"),

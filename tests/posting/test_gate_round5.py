@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from posting.gate import core
 from posting.gate.core import PASSED, REJECTED, gate_evaluate, own_name_short_forms
 from posting.gate.text import tokenize
 
@@ -115,3 +116,70 @@ def test_a_short_form_is_matched_only_as_written() -> None:
 )
 def test_numbers_and_units_are_read_as_a_reader_reads_them(text: str, norms: list[str]) -> None:
     assert [token.norm for token in tokenize(text)] == norms
+
+
+SHOP_TITLE = "Tillbrook charity shop moves to Fore Street"
+SHOP_BODY = """The Tillbrook Hospice shop will reopen on Fore Street on Saturday, following nine years on Mill Row.
+The hospice is still looking for volunteer drivers for its new collection van.
+It will sell 300 tickets at £4 each to young people aged 12 to 17 for its new summer quiz.
+The shop has not sold a single fur coat since 2019, following a vote by its volunteers.
+The former shop's till was donated by the Mill Row traders, and the volunteers painted the sign."""
+
+
+def shop_gate(text: str):
+    return gate_evaluate(text=text, title=SHOP_TITLE, body=SHOP_BODY, own_names=[])
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        # an age is not the adjective "old"
+        "300 tickets at £4 each for 12-to-17-year-olds at the summer quiz!",
+        # the "not" moved: no fur coat sold, the article's "not sold a single fur coat"
+        "No fur coat sold since 2019, following a vote by its volunteers.",
+    ],
+)
+def test_a_true_draft_the_contradiction_checks_misread_passes(draft: str) -> None:
+    result = shop_gate(draft)
+
+    assert result.verdict == PASSED, result.reason
+
+
+@pytest.mark.parametrize(
+    ("draft", "said"),
+    [
+        ("The shop reopens on Fore Street on Saturday, nine years before it left Mill Row.", ""),
+        ("The shop has sold fur coats since 2019, following a vote by its volunteers.", "opposite"),
+        # the same act, done by the other of the sentence's actors
+        ("The former shop's till was donated by the volunteers, and the Mill Row traders painted the sign.", "round"),
+    ],
+)
+def test_a_real_contradiction_is_still_held_back(draft: str, said: str) -> None:
+    result = shop_gate(draft)
+
+    assert result.verdict == REJECTED, result.reason
+    assert said in result.reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The hospice is still after volunteer drivers.", "The hospice is still looking for volunteer drivers."),
+        (
+            "Doors open on Saturday, after nine years on Mill Row.",
+            "It reopens on Fore Street on Saturday, nine years on.",
+        ),
+    ],
+)
+def test_after_is_not_contradicted_by_a_stopword_or_a_name_sharing_the_stem_of_its_antonym(
+    claim: str, evidence: str
+) -> None:
+    # WordNet gives "fore" as the opposite of "after"; its stem is the "for" of every sentence.
+    evidence_tokens = tokenize(evidence)
+    stems = frozenset(token.norm for token in evidence_tokens)
+
+    assert core._opposite(tokenize(claim, is_claim=True), stems, evidence_tokens) == ""
+    assert core._opposite(tokenize(claim.replace("after", "before"), is_claim=True), stems, evidence_tokens) == ""
+    assert "opposite" in core._opposite(
+        tokenize(claim, is_claim=True), stems | {"befor"}, [*evidence_tokens, *tokenize("before")]
+    )
