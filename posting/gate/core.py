@@ -845,6 +845,21 @@ class SourceText:
         return contexts
 
     @functools.cached_property
+    def name_pairs(self) -> frozenset[frozenset[str]]:
+        """Every two words of one full name the article writes ("Aisha" and "Rahman" of "Aisha
+        Rahman"): a claim may call a person by either."""
+        pairs: set[frozenset[str]] = set()
+        for sentence_tokens in self.tokens:
+            run: list[str] = []
+            for token in [*sentence_tokens, None]:
+                if token is not None and token.kind == PROPER:
+                    run.append(token.norm)
+                    continue
+                pairs.update(frozenset((one, other)) for one in run for other in run if one != other)
+                run = []
+        return frozenset(pairs)
+
+    @functools.cached_property
     def capitalised(self) -> frozenset[str]:
         """The words the article writes with a capital inside a sentence (names, as written)."""
         return frozenset(
@@ -1268,7 +1283,7 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
             sentence_of={token.norm: index for index in group for token in source.tokens[index]},
         )
         or _voice_swap(claim.tokens, evidence_tokens)
-        or _neighbour_swap(claim.tokens, evidence_tokens, subjects=source.subjects)
+        or _neighbour_swap(claim.tokens, evidence_tokens, subjects=source.subjects, name_pairs=source.name_pairs)
         or _preposition_flip(claim.tokens, evidence_tokens)
     )
     if contradiction:
@@ -2060,7 +2075,11 @@ def _words_marking_by(tokens: Sequence[Token]) -> tuple[list[Token], set[int]]:
 
 
 def _neighbour_swap(
-    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], *, subjects: frozenset[str] = frozenset()
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    *,
+    subjects: frozenset[str] = frozenset(),
+    name_pairs: frozenset[frozenset[str]] = frozenset(),
 ) -> str:
     """Catch a word attached to the wrong partner: "Trek supplied" where the article has
     "Giant supplied", or "its star passed" where it has "the planet passed".
@@ -2103,7 +2122,15 @@ def _neighbour_swap(
                 other, preceding = before[anchor.norm]
                 # "Brightwell's Priya Nandakumar": the article's subject as an owner, not a substitute.
                 owner = partner.raw.lower().endswith(("'s", "\u2019s")) and partner.norm in subjects
-                if other.norm != partner.norm and not owner and _is_substitute(other, partner, preceding, claim_count):
+                # "Aisha will read" where the evidence has "Rahman will read": one person, the
+                # article's "Aisha Rahman", by her first name.
+                one_name = frozenset((other.norm, partner.norm)) in name_pairs
+                if (
+                    other.norm != partner.norm
+                    and not owner
+                    and not one_name
+                    and _is_substitute(other, partner, preceding, claim_count)
+                ):
                     return f'The article says "{other.raw}", not "{partner.raw}", before "{anchor.raw}".'
                 if (
                     other.norm != partner.norm
@@ -2127,7 +2154,13 @@ def _neighbour_swap(
             ):
                 other, following = after[subject.norm]
                 owner = subject.raw.lower().endswith(("'s", "\u2019s")) and subject.norm in subjects
-                if other.norm != name.norm and not owner and _is_substitute(other, name, following, claim_count):
+                one_name = frozenset((other.norm, name.norm)) in name_pairs
+                if (
+                    other.norm != name.norm
+                    and not owner
+                    and not one_name
+                    and _is_substitute(other, name, following, claim_count)
+                ):
                     return f'The article says "{other.raw}", not "{name.raw}", after "{subject.raw}".'
                 # Between ordinary words too ("the price of the multiplex", not "of the cinema").
                 # The claim's "author Grace Mbeki" goes on as the article's does: quoted, only moved.

@@ -183,3 +183,27 @@ def test_after_is_not_contradicted_by_a_stopword_or_a_name_sharing_the_stem_of_i
     assert "opposite" in core._opposite(
         tokenize(claim, is_claim=True), stems | {"befor"}, [*evidence_tokens, *tokenize("before")]
     )
+
+
+READING_BODY = """Novelist Marta Quennell will read from her new book at the Alder Street library on Friday.
+Quennell will also sign copies, and the folk duo Harrow Lane will play afterwards."""
+
+
+def test_a_person_called_by_the_other_part_of_their_name_is_not_a_swap() -> None:
+    result = gate_evaluate(
+        text="Marta will also sign copies on Friday, and Harrow Lane will play afterwards.",
+        title="Library reading",
+        body=READING_BODY,
+    )
+
+    assert result.verdict == PASSED, result.reason
+
+
+def test_another_person_in_their_place_is_still_held_back() -> None:
+    result = gate_evaluate(
+        text="Harrow will also sign copies on Friday, and the folk duo will play afterwards.",
+        title="Library reading",
+        body=READING_BODY,
+    )
+
+    assert result.verdict == REJECTED
