@@ -499,7 +499,7 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         return "sign_off", None
     if sentence.rstrip().endswith("?") and not has_number and not DID_YOU_KNOW.match(lowered):
         return "question", None
-    if CTA_START.match(lowered) and not has_number:
+    if (CTA_START.match(lowered) or _imperative(lowered)) and not has_number:
         return "call_to_action", None
     if COMMENT.match(lowered) and not has_number:
         return "comment", None
@@ -529,6 +529,48 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         business_subject=_business_is_subject(cleaned, own_names),
     )
     return CLAIM, claim
+
+
+# What follows an imperative verb addressed to the reader: its object's determiner or pronoun.
+_IMPERATIVE_OBJECT = frozenset(
+    [
+        "your",
+        "our",
+        "us",
+        "the",
+        "a",
+        "an",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "them",
+        "him",
+        "her",
+        "me",
+        "yourself",
+        "yourselves",
+    ]
+)
+
+
+def _imperative(lowered: str) -> bool:
+    """ "Leave a corner wild", "Ask your care home about it", "Give to their fundraiser": a
+    sentence opening with a verb in its bare form, then its object (or "to" and one), tells the
+    reader to do something; it states no fact. "Work begins on Monday" opens with a noun."""
+    words = re.findall(r"[a-z']+", lowered)
+    if len(words) < 2:
+        return False
+    verb, following = words[0], words[1]
+    if following == "to" and len(words) > 2:
+        following = words[2]
+    return (
+        following in _IMPERATIVE_OBJECT | {"their", "his", "its"}
+        and verb in wordnet().verbs
+        and not verb.endswith(("ed", "ing"))
+        and verb not in STOPWORDS
+    )
 
 
 # Who feels it: the business's people, named or not ("everyone at", "all of us at", "the team",

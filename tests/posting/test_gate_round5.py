@@ -207,3 +207,21 @@ def test_another_person_in_their_place_is_still_held_back() -> None:
     )
 
     assert result.verdict == REJECTED
+
+
+@pytest.mark.parametrize(
+    ("sentence", "sentence_class"),
+    [
+        ("Leave a corner of your garden wild!", "call_to_action"),
+        ("Ask your librarian about the reading club!", "call_to_action"),
+        ("Give to their winter appeal!", "call_to_action"),
+        # a noun that can be a verb, then a verb: a statement
+        ("Work starts on the new roof next month.", "claim"),
+        # an imperative with a figure in it says something checkable
+        ("Ask your librarian about the 12 new reading clubs!", "claim"),
+    ],
+)
+def test_an_imperative_to_the_reader_is_a_call_to_action_not_a_claim(sentence: str, sentence_class: str) -> None:
+    result = gate_evaluate(text=sentence, title="Library news", body="The library opened a reading club.")
+
+    assert result.claims[0].sentence_class == sentence_class
