@@ -904,9 +904,15 @@ class SourceText:
     @functools.cached_property
     def capitalised(self) -> frozenset[str]:
         """The words the article writes with a capital inside a sentence (names, as written)."""
-        return frozenset(
+        inside = frozenset(
             word for sentence in self.sentences for word in re.findall(r"(?<=[\w,;)] )[A-Z][a-z]+\b", sentence)
         )
+        # A sentence may open with a name of two capitalised words: "Second Look, the charity
+        # shop, ..." writes "Second" as part of a name, as it would mid-sentence.
+        opening = frozenset(
+            match.group(1) for sentence in self.sentences if (match := re.match(r"([A-Z][a-z]+) [A-Z][a-z]", sentence))
+        )
+        return inside | opening
 
     @functools.cached_property
     def novel_weight(self) -> float:

@@ -300,6 +300,9 @@ def _normalise(text: str) -> str:
     if A_SCALE.search(text):
         # "a hundred and forty" is one number, as "one hundred and forty" is.
         text = A_SCALE_AND.sub(r"one \1", text)
+    if TITLE.search(text):
+        # "Cllr Helen Mayer" is "Councillor Helen Mayer".
+        text = TITLE.sub(lambda match: TITLES[match.group(1)], text)
     if "grand" in text:
         # "thirty grand", "£14 grand": thousands, as people say money.
         text = GRAND.sub(_grand_replacement, text)
@@ -434,6 +437,17 @@ def _in_ten_replacement(match: re.Match[str]) -> str:
     return f"{int(count) * 100 // whole} percent"
 
 
+# A person's title by its abbreviation, before a name.
+TITLES = {
+    "Cllr": "Councillor",
+    "Prof": "Professor",
+    "Supt": "Superintendent",
+    "Sgt": "Sergeant",
+    "Insp": "Inspector",
+    "Capt": "Captain",
+    "Revd": "Reverend",
+}
+TITLE = re.compile(rf"\b({'|'.join(TITLES)})\b\.?(?= [A-Z])")
 # Units of measure by their symbols, after a figure (the article may spell them out).
 UNITS = {
     "mm": "millimetres",

@@ -225,3 +225,29 @@ def test_an_imperative_to_the_reader_is_a_call_to_action_not_a_claim(sentence: s
     result = gate_evaluate(text=sentence, title="Library news", body="The library opened a reading club.")
 
     assert result.claims[0].sentence_class == sentence_class
+
+
+TRUST_BODY = """Third Harbour, the sea-swimming trust, will reopen its changing huts on Friday.
+Councillor Ruth Penhale said the council had paid for new doors."""
+
+
+def test_a_title_written_by_its_abbreviation_passes() -> None:
+    result = gate_evaluate(
+        text="Cllr Ruth Penhale said the council had paid for new doors.", title="Huts reopen", body=TRUST_BODY
+    )
+
+    assert result.verdict == PASSED, result.reason
+
+
+def test_an_ordinal_opening_a_two_word_name_is_read_as_the_articles_name() -> None:
+    # "Third" opens "Third Harbour" at the start of a sentence: a name there as it is mid-sentence.
+    source = core.SourceText.build(title="Huts reopen", body=TRUST_BODY)
+
+    assert "Third" in source.capitalised
+    assert "Councillor" in source.capitalised  # "Councillor Ruth": a title opening a name
+
+
+def test_an_ordinal_that_is_not_the_articles_name_is_still_checked() -> None:
+    result = gate_evaluate(text="Their second changing hut reopens on Friday.", title="Huts reopen", body=TRUST_BODY)
+
+    assert result.verdict == REJECTED
