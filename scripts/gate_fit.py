@@ -92,18 +92,23 @@ def _settings() -> list[tuple[float, float, float | None, int]]:
     ]
 
 
-def _objective(scores: dict[str, Any], groups: tuple[str, ...]) -> float:
+def _objective(scores: dict[str, Any], groups: tuple[str, ...], catch_groups: tuple[str, ...]) -> float:
     # Only the groups the setting is chosen on may rule it out: a held-out group is not seen.
-    if scores["gate_old"] < FLOOR or min(scores[f"{group}_catch"] for group in groups) < CATCH_MIN:
+    if scores["gate_old"] < FLOOR or min((scores[f"{group}_catch"] for group in catch_groups), default=1.0) < CATCH_MIN:
         return -1.0
     return min(scores[group] for group in groups)
 
 
 def choose(rows: list[dict[str, Any]], groups: tuple[str, ...]) -> dict[str, Any]:
     """The setting with the best worst group; settings whose worst group is within TIE of it
-    are as good (two drafts of the smallest set), and the best mean over the groups decides."""
-    best_worst = max(_objective(row, groups) for row in rows)
-    tied = [row for row in rows if _objective(row, groups) >= best_worst - TIE]
+    are as good (two drafts of the smallest set), and the best mean over the groups decides.
+
+    A group on which no setting reaches the catch targets (gate_general3's swaps: 72% at every
+    threshold) cannot rule settings out on them, or it would rule out all of them; its balanced
+    accuracy still counts."""
+    catch_groups = tuple(group for group in groups if max(row[f"{group}_catch"] for row in rows) >= CATCH_MIN)
+    best_worst = max(_objective(row, groups, catch_groups) for row in rows)
+    tied = [row for row in rows if _objective(row, groups, catch_groups) >= best_worst - TIE]
     return max(tied, key=lambda row: sum(row[group] for group in groups))
 
 

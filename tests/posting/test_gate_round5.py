@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from posting.gate import core
-from posting.gate.core import PASSED, REJECTED, gate_evaluate, own_name_short_forms
+from posting.gate.core import PASSED, REJECTED, GateResult, gate_evaluate, own_name_short_forms
 from posting.gate.text import tokenize
 
 TITLE = "Larkspur Rowing Club wins the river cup and opens a new boathouse"
@@ -30,7 +30,7 @@ The last crew came off the water at 1:45 a.m. after the night row."""
 OWN_NAMES = ["Quillfeather's Canal Traders Guild", "@quillfeather"]
 
 
-def gate(text: str):
+def gate(text: str) -> GateResult:
     return gate_evaluate(text=text, title=TITLE, body=BODY, own_names=OWN_NAMES)
 
 
@@ -126,7 +126,7 @@ The shop has not sold a single fur coat since 2019, following a vote by its volu
 The former shop's till was donated by the Mill Row traders, and the volunteers painted the sign."""
 
 
-def shop_gate(text: str):
+def shop_gate(text: str) -> GateResult:
     return gate_evaluate(text=text, title=SHOP_TITLE, body=SHOP_BODY, own_names=[])
 
 
