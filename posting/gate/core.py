@@ -506,6 +506,13 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
     # "Everyone at Fior di Mare is over the moon", "All of us at the café are delighted", "We
     # couldn't be prouder": the business's (or its people's) feeling about the news.
     felt = _FEELING_SUBJECT.sub("", lowered, count=1)
+    if names_business:
+        # The business's name was cut out above: "We at the Town Centre Partnership are proud"
+        # leaves "we at the are proud", "The Newquay Lifeguard Club salutes" leaves "the salutes".
+        opening = re.sub(r"^(?:the\s+)", "", cleaned.lower())
+        if felt != lowered or any(opening.startswith(name) for name in _own_name_forms(own_names)):
+            felt = re.sub(r"^the\s+", "", felt if felt != lowered else lowered)
+            felt = re.sub(r"^(?:(?:is|are|am|was|were|so|just|really|truly|all)\s+)*", "", felt)
     if felt != lowered and not has_number and _FEELING.match(felt):
         return "comment", None
     vocabulary = source.lower_vocabulary if source else frozenset()
@@ -577,11 +584,14 @@ def _imperative(lowered: str) -> bool:
 # "we"); the business's own name is already cut out of the sentence.
 _FEELING_SUBJECT = re.compile(
     r"^(?:(?:everyone|everybody|all of us|the (?:whole )?team|the crew|all)(?:\s+(?:here\s+)?(?:at|from))?"
-    r"|we(?:\s+(?:all|here))?(?:\s+at)?|i)\s*(?:(?:is|are|am|'re|'m|was|were|feel|feels|all|so|just|really|truly)\s+)*"
+    r"|we(?:\s+(?:all|here))?(?:\s+at)?|i)\b\s*(?:(?:is|are|am|'re|'m|was|were|feel|feels|all|so|just|really|truly)\s+)*"
 )
 _FEELING = re.compile(
     r"(?:over the moon|couldn'?t be (?:more )?(?:prouder|happier|prouder)|could not be prouder|honou?red|grateful|"
-    r"happy|chuffed|buzzing|ecstatic|overjoyed|so excited|excited|thrilled|delighted|proud|can'?t wait|cannot wait)\b"
+    r"happy|chuffed|buzzing|ecstatic|overjoyed|so excited|excited|thrilled|delighted|proud|can'?t wait|cannot wait|"
+    # Praise and thanks the business gives the article's people: its attitude, not a fact.
+    r"pleased|glad|moved|salutes?|applauds?|thanks?|thank you|tips? (?:its|our|their) hats?|congratulates?|"
+    r"cheering|cheers on)\b"
 )
 _ASIDE = re.compile(r"\s*\([^()]*!\)")
 _LABEL = re.compile(r"^([^:]{1,40}?)\s*:\s+(?=\S)")

@@ -251,3 +251,25 @@ def test_an_ordinal_that_is_not_the_articles_name_is_still_checked() -> None:
     result = gate_evaluate(text="Their second changing hut reopens on Friday.", title="Huts reopen", body=TRUST_BODY)
 
     assert result.verdict == REJECTED
+
+
+@pytest.mark.parametrize(
+    ("sentence", "own_name", "sentence_class"),
+    [
+        ("The Kestrel Rowing Trust salutes coach Dana Moor and her crew.", "Kestrel Rowing Trust", "comment"),
+        ("We at the Rowing Trust are so pleased for every crew.", "Kestrel Rowing Trust", "comment"),
+        # "is" once read as "I" + "s": the business's name cut out leaves its verb, not a pronoun
+        ("Kestrel Rowing Trust is grateful to Dana Moor and her crew.", "Kestrel Rowing Trust", "comment"),
+        # what the business did is a fact, and an article that never names it cannot vouch for it
+        ("The Kestrel Rowing Trust paid for the new boat.", "Kestrel Rowing Trust", "claim"),
+        ("The Kestrel Rowing Trust salutes the 12 rowers who finished.", "Kestrel Rowing Trust", "claim"),
+    ],
+)
+def test_the_businesss_praise_and_thanks_is_its_comment_not_a_claim(
+    sentence: str, own_name: str, sentence_class: str
+) -> None:
+    result = gate_evaluate(
+        text=sentence, title="Crew wins", body="Coach Dana Moor's crew won the regatta.", own_names=[own_name]
+    )
+
+    assert result.claims[0].sentence_class == sentence_class
