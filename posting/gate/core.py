@@ -558,6 +558,9 @@ _IMPERATIVE_OBJECT = frozenset(
         "me",
         "yourself",
         "yourselves",
+        "their",
+        "his",
+        "its",
     ]
 )
 
@@ -573,7 +576,7 @@ def _imperative(lowered: str) -> bool:
     if following == "to" and len(words) > 2:
         following = words[2]
     return (
-        following in _IMPERATIVE_OBJECT | {"their", "his", "its"}
+        following in _IMPERATIVE_OBJECT
         and verb in wordnet().verbs
         and not verb.endswith(("ed", "ing"))
         and verb not in STOPWORDS
@@ -723,6 +726,12 @@ def own_name_short_forms(own_names: Sequence[str], article: str) -> list[str]:
     Partnership", "MRT" for "Glenmore Mountain Rescue Team". A form counts only where the
     article never writes it: there it may name something the article is about, which is then
     checked like any other name."""
+    return list(_own_name_short_forms(tuple(own_names), article))
+
+
+# Worked out once per business and article (each article feeds about 40 drafts), like the source.
+@functools.lru_cache(maxsize=256)
+def _own_name_short_forms(own_names: tuple[str, ...], article: str) -> tuple[str, ...]:
     forms: list[str] = list(own_names)
     seen = {name.strip().lower() for name in own_names}
     article_lower = article.lower()
@@ -751,7 +760,7 @@ def own_name_short_forms(own_names: Sequence[str], article: str) -> list[str]:
                 continue
             seen.add(form.lower())
             forms.append(ShortName(form))
-    return forms
+    return tuple(forms)
 
 
 class ShortName(str):
