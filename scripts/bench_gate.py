@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from posting.gate import lexicon, text  # noqa: E402
+from posting.gate import core, lexicon, text  # noqa: E402
 from posting.gate.core import GateResult, SourceText, gate_evaluate, sentences_split, source_text_of  # noqa: E402
 from posting.gate.evaluation import labelled_set_load  # noqa: E402
 
@@ -118,6 +118,7 @@ def _cold_gate(draft: str, title: str, body: str) -> object:
     # learned from it per word is cleared, and so is every article already read.
     for cached in (
         source_text_of,
+        core._own_name_short_forms,
         text._classify,
         text._bare,
         lexicon.stem,

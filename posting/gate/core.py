@@ -247,8 +247,9 @@ def gate_evaluate(
     the sentences of class "claim" decide the verdict.
     """
     source = source_text_of(title, body)
-    sentences = draft_sentences(text, own_names=own_names, sign_offs=sign_offs, source=source)
     business_named = _names_business(f"{title}\n{body}", own_names)
+    own_names = own_name_short_forms(own_names, f"{title}\n{body}")
+    sentences = draft_sentences(text, own_names=own_names, sign_offs=sign_offs, source=source)
     results: list[ClaimResult] = []
     for sentence in sentences:
         claim = sentence.claim
@@ -498,13 +499,20 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         return "sign_off", None
     if sentence.rstrip().endswith("?") and not has_number and not DID_YOU_KNOW.match(lowered):
         return "question", None
-    if CTA_START.match(lowered) and not has_number:
+    if (CTA_START.match(lowered) or _imperative(lowered)) and not has_number:
         return "call_to_action", None
     if COMMENT.match(lowered) and not has_number:
         return "comment", None
     # "Everyone at Fior di Mare is over the moon", "All of us at the café are delighted", "We
     # couldn't be prouder": the business's (or its people's) feeling about the news.
     felt = _FEELING_SUBJECT.sub("", lowered, count=1)
+    if names_business:
+        # The business's name was cut out above: "We at the Town Centre Partnership are proud"
+        # leaves "we at the are proud", "The Newquay Lifeguard Club salutes" leaves "the salutes".
+        opening = re.sub(r"^(?:the\s+)", "", cleaned.lower())
+        if felt != lowered or any(opening.startswith(name) for name in _own_name_forms(own_names)):
+            felt = re.sub(r"^the\s+", "", felt if felt != lowered else lowered)
+            felt = re.sub(r"^(?:(?:is|are|am|was|were|so|just|really|truly|all)\s+)*", "", felt)
     if felt != lowered and not has_number and _FEELING.match(felt):
         return "comment", None
     vocabulary = source.lower_vocabulary if source else frozenset()
@@ -530,15 +538,63 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
     return CLAIM, claim
 
 
+# What follows an imperative verb addressed to the reader: its object's determiner or pronoun.
+_IMPERATIVE_OBJECT = frozenset(
+    [
+        "your",
+        "our",
+        "us",
+        "the",
+        "a",
+        "an",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "them",
+        "him",
+        "her",
+        "me",
+        "yourself",
+        "yourselves",
+        "their",
+        "his",
+        "its",
+    ]
+)
+
+
+def _imperative(lowered: str) -> bool:
+    """ "Leave a corner wild", "Ask your care home about it", "Give to their fundraiser": a
+    sentence opening with a verb in its bare form, then its object (or "to" and one), tells the
+    reader to do something; it states no fact. "Work begins on Monday" opens with a noun."""
+    words = re.findall(r"[a-z']+", lowered)
+    if len(words) < 2:
+        return False
+    verb, following = words[0], words[1]
+    if following == "to" and len(words) > 2:
+        following = words[2]
+    return (
+        following in _IMPERATIVE_OBJECT
+        and verb in wordnet().verbs
+        and not verb.endswith(("ed", "ing"))
+        and verb not in STOPWORDS
+    )
+
+
 # Who feels it: the business's people, named or not ("everyone at", "all of us at", "the team",
 # "we"); the business's own name is already cut out of the sentence.
 _FEELING_SUBJECT = re.compile(
     r"^(?:(?:everyone|everybody|all of us|the (?:whole )?team|the crew|all)(?:\s+(?:here\s+)?(?:at|from))?"
-    r"|we(?:\s+(?:all|here))?(?:\s+at)?|i)\s*(?:(?:is|are|am|'re|'m|was|were|feel|feels|all|so|just|really|truly)\s+)*"
+    r"|we(?:\s+(?:all|here))?(?:\s+at)?|i)\b\s*(?:(?:is|are|am|'re|'m|was|were|feel|feels|all|so|just|really|truly)\s+)*"
 )
 _FEELING = re.compile(
     r"(?:over the moon|couldn'?t be (?:more )?(?:prouder|happier|prouder)|could not be prouder|honou?red|grateful|"
-    r"happy|chuffed|buzzing|ecstatic|overjoyed|so excited|excited|thrilled|delighted|proud|can'?t wait|cannot wait)\b"
+    r"happy|chuffed|buzzing|ecstatic|overjoyed|so excited|excited|thrilled|delighted|proud|can'?t wait|cannot wait|"
+    # Praise and thanks the business gives the article's people: its attitude, not a fact.
+    r"pleased|glad|moved|salutes?|applauds?|thanks?|thank you|tips? (?:its|our|their) hats?|congratulates?|"
+    r"cheering|cheers on)\b"
 )
 _ASIDE = re.compile(r"\s*\([^()]*!\)")
 _LABEL = re.compile(r"^([^:]{1,40}?)\s*:\s+(?=\S)")
@@ -664,6 +720,59 @@ def _names_business(text: str, own_names: Sequence[str]) -> bool:
     return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", lowered) for name in _own_name_forms(own_names))
 
 
+def own_name_short_forms(own_names: Sequence[str], article: str) -> list[str]:
+    """The business's names with the shorter forms people write for them: "Petersen's" for
+    "Petersen's Hardware & Home", "the Town Centre Partnership" for "Todmorden Town Centre
+    Partnership", "MRT" for "Glenmore Mountain Rescue Team". A form counts only where the
+    article never writes it: there it may name something the article is about, which is then
+    checked like any other name."""
+    return list(_own_name_short_forms(tuple(own_names), article))
+
+
+# Worked out once per business and article (each article feeds about 40 drafts), like the source.
+@functools.lru_cache(maxsize=256)
+def _own_name_short_forms(own_names: tuple[str, ...], article: str) -> tuple[str, ...]:
+    forms: list[str] = list(own_names)
+    seen = {name.strip().lower() for name in own_names}
+    article_lower = article.lower()
+    for name in own_names:
+        words = name.strip().lstrip("@#").split()
+        if len(words) < 2:
+            continue
+        candidates: list[str] = []
+        # The first word alone, when it is a name and no ordinary word ("Willowbank", not "Copper").
+        first, bare = words[0], _bare_word(words[0])
+        if first[:1].isupper() and len(bare) >= 4 and not (is_noun(bare) or is_adjective(bare) or is_verb_form(bare)):
+            candidates.append(first)
+        # Any run of two words or more that starts and ends with a capitalised word.
+        for start in range(len(words)):
+            for end in range(start + 2, len(words) + 1):
+                run = words[start:end]
+                if run != words and run[0][:1].isupper() and run[-1][:1].isupper():
+                    candidates.append(" ".join(run))
+        # Initials of a run of three capitalised words or more, written in capitals ("LCMEA", "MRT").
+        capitals = [word for word in words if word[:1].isupper() and word.lower() not in STOPWORDS]
+        for start in range(len(capitals)):
+            for end in range(start + 3, len(capitals) + 1):
+                candidates.append("".join(word[0] for word in capitals[start:end]).upper())
+        for form in candidates:
+            if form.lower() in seen or re.search(rf"(?<!\w){re.escape(form.lower())}(?!\w)", article_lower):
+                continue
+            seen.add(form.lower())
+            forms.append(ShortName(form))
+    return tuple(forms)
+
+
+class ShortName(str):
+    """A shorter form of the business's name, matched only as written (capitalised): "Fretwork"
+    names the business, "fretwork" is a word."""
+
+
+def _stripped_name(name: str) -> str:
+    stripped = name.strip().lstrip("@#")
+    return ShortName(stripped) if isinstance(name, ShortName) else stripped
+
+
 def _own_name_forms(own_names: Sequence[str]) -> list[str]:
     return [form for name in own_names if (form := name.strip().lstrip("@#").lower())]
 
@@ -683,8 +792,9 @@ def _is_emoji(ch: str) -> bool:
 
 
 def _strip_own_names(sentence: str, own_names: Sequence[str]) -> str:
-    for name in sorted({name.strip().lstrip("@#") for name in own_names if name.strip()}, key=len, reverse=True):
-        sentence = re.sub(rf"(?<!\w)[@#]?{re.escape(name)}(?:'s)?(?!\w)", " ", sentence, flags=re.IGNORECASE)
+    for name in sorted({_stripped_name(name) for name in own_names if name.strip()}, key=len, reverse=True):
+        flags = 0 if isinstance(name, ShortName) else re.IGNORECASE
+        sentence = re.sub(rf"(?<!\w)[@#]?{re.escape(name)}(?:'s)?(?!\w)", " ", sentence, flags=flags)
     return " ".join(sentence.split())
 
 
@@ -796,11 +906,32 @@ class SourceText:
         return contexts
 
     @functools.cached_property
+    def name_pairs(self) -> frozenset[frozenset[str]]:
+        """Every two words of one full name the article writes ("Aisha" and "Rahman" of "Aisha
+        Rahman"): a claim may call a person by either."""
+        pairs: set[frozenset[str]] = set()
+        for sentence_tokens in self.tokens:
+            run: list[str] = []
+            for token in [*sentence_tokens, None]:
+                if token is not None and token.kind == PROPER:
+                    run.append(token.norm)
+                    continue
+                pairs.update(frozenset((one, other)) for one in run for other in run if one != other)
+                run = []
+        return frozenset(pairs)
+
+    @functools.cached_property
     def capitalised(self) -> frozenset[str]:
         """The words the article writes with a capital inside a sentence (names, as written)."""
-        return frozenset(
+        inside = frozenset(
             word for sentence in self.sentences for word in re.findall(r"(?<=[\w,;)] )[A-Z][a-z]+\b", sentence)
         )
+        # A sentence may open with a name of two capitalised words: "Second Look, the charity
+        # shop, ..." writes "Second" as part of a name, as it would mid-sentence.
+        opening = frozenset(
+            match.group(1) for sentence in self.sentences if (match := re.match(r"([A-Z][a-z]+) [A-Z][a-z]", sentence))
+        )
+        return inside | opening
 
     @functools.cached_property
     def novel_weight(self) -> float:
@@ -1219,7 +1350,7 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
             sentence_of={token.norm: index for index in group for token in source.tokens[index]},
         )
         or _voice_swap(claim.tokens, evidence_tokens)
-        or _neighbour_swap(claim.tokens, evidence_tokens, subjects=source.subjects)
+        or _neighbour_swap(claim.tokens, evidence_tokens, subjects=source.subjects, name_pairs=source.name_pairs)
         or _preposition_flip(claim.tokens, evidence_tokens)
     )
     if contradiction:
@@ -1657,24 +1788,30 @@ def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str], evi
     claim_stems = {token.norm for token in claim_tokens}
     claim_near = _near_words(claim_tokens)
     evidence_near = _near_words(evidence_tokens)
+    # WordNet's antonyms are matched among the evidence's own words, never a stopword or a name
+    # that shares the antonym's stem ("fore", the opposite of "after", is not the "for" of every
+    # sentence nor "Fore Street").
+    evidence_words = frozenset(token.norm for token in evidence_tokens if token.kind == WORD and token.content)
 
     def about_the_same(token: Token, opposite: str) -> bool:
         # "old police station" is not contradicted by "moved to a new building": an opposite
         # counts when it is said of the same thing, i.e. shares a neighbouring word.
         return not claim_near.get(token.norm) or bool(claim_near[token.norm] & evidence_near.get(opposite, set()))
 
-    for token in claim_tokens:
+    for index, token in enumerate(claim_tokens):
         if token.norm in evidence_stems or token.kind != WORD or _is_light(token):
             continue
+        if token.norm == "old" and index and claim_tokens[index - 1].norm == "year":
+            continue  # "16-to-25-year-olds" is an age, not the opposite of "young"
         for opposite in _prefix_opposites(token.norm):
-            if opposite in evidence_stems and opposite not in claim_stems and about_the_same(token, opposite):
+            if opposite in evidence_words and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{opposite}".'
         for opposite in OPPOSITES.get(token.norm, ()):
             if opposite in evidence_stems and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{OPPOSITE_RAW[opposite]}".'
         # WordNet's antonyms of the word's lemmas ("cheaper" / "expensive", "closed" / "open").
         for opposite, word in antonym_words(_bare_word(token.raw)).items():
-            if opposite in evidence_stems and opposite not in claim_stems and about_the_same(token, opposite):
+            if opposite in evidence_words and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{word}".'
     return ""
 
@@ -1709,8 +1846,11 @@ def _negation_mismatch(
     """
     claim_scopes, claim_plain = _negation_scopes(claim_tokens)
     evidence_scopes, evidence_plain = _negation_scopes(evidence_tokens)
-    claim_negated = set().union(*claim_scopes)
-    evidence_negated = set().union(*evidence_scopes)
+    # Whether the other side negates the same words is asked of a wider reach: "has not used a
+    # drop of mains water" denies the water as "no mains water" does, and "no longer has to be
+    # wound by hand" what "nobody has to wind it by hand" denies.
+    claim_negated = set().union(*_negation_scopes(claim_tokens, reach=_NEGATION_REACH)[0])
+    evidence_negated = set().union(*_negation_scopes(evidence_tokens, reach=_NEGATION_REACH)[0])
     evidence_all = evidence_negated | evidence_plain
     claim_all = claim_negated | claim_plain
     # The evidence's negated words as tokens, so that a "not" over a paraphrase ("couldn't be
@@ -1738,8 +1878,12 @@ def _negation_mismatch(
     return ""
 
 
-def _negation_scopes(tokens: Sequence[Token]) -> tuple[list[set[str]], set[str]]:
-    """The content words each negation governs (the next two), and the words outside any."""
+# How far a negation on the other side may stand from the words it shares with a claim's.
+_NEGATION_REACH = 4
+
+
+def _negation_scopes(tokens: Sequence[Token], *, reach: int = 2) -> tuple[list[set[str]], set[str]]:
+    """The content words each negation governs (the next ``reach``), and the words outside any."""
     scopes: list[set[str]] = []
     plain: set[str] = set()
     remaining = 0
@@ -1751,7 +1895,7 @@ def _negation_scopes(tokens: Sequence[Token]) -> tuple[list[set[str]], set[str]]
                 remaining = 0
                 continue
             scopes.append(set())
-            remaining = 2
+            remaining = reach
             continue
         if token.kind == BREAK or token.norm in SCOPE_BREAKERS:
             remaining = 0
@@ -1930,6 +2074,36 @@ def _voice_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token])
                 and verb.kind == WORD
             ):
                 return f'The article has it the other way round: who "{verb.raw}" whom, with "{agent.raw}".'
+    return _agents_exchanged(claim_tokens, evidence_tokens)
+
+
+def _agents_exchanged(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> str:
+    """ "found by Neanderthals ... the researchers made it" where the article has "found by the
+    researchers": the same act done by another of the sentence's actors, both named on each side."""
+    words, after_by = _words_marking_by(claim_tokens)
+    other_words, other_after_by = _words_marking_by(evidence_tokens)
+    claim_norms = {token.norm for token in words}
+    evidence_norms = {token.norm for token in other_words}
+    evidence_agents = {
+        other_words[index - 1].norm: other_words[index]
+        for index in other_after_by
+        if index and other_words[index - 1].kind == WORD
+    }
+    for index in after_by:
+        if not index or words[index - 1].kind != WORD or words[index].kind == NUMBER:
+            continue
+        verb, agent = words[index - 1], words[index]
+        theirs = evidence_agents.get(verb.norm)
+        if (
+            theirs is not None
+            and theirs.kind != NUMBER
+            and theirs.norm != agent.norm
+            and theirs.norm in claim_norms
+            and agent.norm in evidence_norms
+            # "made by media students" for "made by students on the media course": one agent
+            and not _phrase_after(claim_tokens, agent.norm) & _phrase_after(evidence_tokens, theirs.norm)
+        ):
+            return f'The article has it the other way round: "{verb.raw} by {theirs.raw}", not by "{agent.raw}".'
     return ""
 
 
@@ -1968,7 +2142,11 @@ def _words_marking_by(tokens: Sequence[Token]) -> tuple[list[Token], set[int]]:
 
 
 def _neighbour_swap(
-    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], *, subjects: frozenset[str] = frozenset()
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    *,
+    subjects: frozenset[str] = frozenset(),
+    name_pairs: frozenset[frozenset[str]] = frozenset(),
 ) -> str:
     """Catch a word attached to the wrong partner: "Trek supplied" where the article has
     "Giant supplied", or "its star passed" where it has "the planet passed".
@@ -2011,7 +2189,15 @@ def _neighbour_swap(
                 other, preceding = before[anchor.norm]
                 # "Brightwell's Priya Nandakumar": the article's subject as an owner, not a substitute.
                 owner = partner.raw.lower().endswith(("'s", "\u2019s")) and partner.norm in subjects
-                if other.norm != partner.norm and not owner and _is_substitute(other, partner, preceding, claim_count):
+                # "Aisha will read" where the evidence has "Rahman will read": one person, the
+                # article's "Aisha Rahman", by her first name.
+                one_name = frozenset((other.norm, partner.norm)) in name_pairs
+                if (
+                    other.norm != partner.norm
+                    and not owner
+                    and not one_name
+                    and _is_substitute(other, partner, preceding, claim_count)
+                ):
                     return f'The article says "{other.raw}", not "{partner.raw}", before "{anchor.raw}".'
                 if (
                     other.norm != partner.norm
@@ -2035,7 +2221,13 @@ def _neighbour_swap(
             ):
                 other, following = after[subject.norm]
                 owner = subject.raw.lower().endswith(("'s", "\u2019s")) and subject.norm in subjects
-                if other.norm != name.norm and not owner and _is_substitute(other, name, following, claim_count):
+                one_name = frozenset((other.norm, name.norm)) in name_pairs
+                if (
+                    other.norm != name.norm
+                    and not owner
+                    and not one_name
+                    and _is_substitute(other, name, following, claim_count)
+                ):
                     return f'The article says "{other.raw}", not "{name.raw}", after "{subject.raw}".'
                 # Between ordinary words too ("the price of the multiplex", not "of the cinema").
                 # The claim's "author Grace Mbeki" goes on as the article's does: quoted, only moved.

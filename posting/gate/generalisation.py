@@ -4,8 +4,8 @@ The set (format: its README.md) was written by people who never tuned the gate: 
 customer-style drafts, each labelled ``passed`` (every fact is in the article, tagged with the
 writing features it uses) or ``rejected`` (exactly one false or unsupported statement, of one
 kind). It was scored once before the gate changed and after each round; since issue 9's round
-4 it and ``gate_general2`` are tuned-on (scripts/gate_fit.py fits on them), and the held-out
-set is ``gate_general3``, which nothing here reads unless given as ``data_dir``. This module only
+4 it and ``gate_general2`` are tuned-on (scripts/gate_fit.py fits on them), and so is
+``gate_general3`` since round 5; nothing here reads a set unless given as ``data_dir``. This module only
 measures: each draft goes through the same ``gate_full`` call as the labelled set,
 and a draft counts as passed only on the verdict ``passed``.
 """

@@ -130,7 +130,7 @@ NUMBER_WORDS = re.compile(
 PROPORTIONS = frozenset(
     _words(
         "half halves halved quarter quarters third thirds fifth fifths second fourth sixth seventh eighth ninth "
-        "tenth dozen dozens double doubled doubles triple tripled trebled"
+        "tenth dozen dozens double doubled doubles doubling triple tripled tripling trebled treble halving"
     )
 )
 
@@ -307,6 +307,8 @@ OPPOSITE_PAIRS = [
     ("up", "down"),
     ("above", "below"),
     ("before", "after"),
+    # "prior to" is "before".
+    ("prior", "after"),
     ("earlier", "later"),
     ("profit", "loss"),
     ("hire", "cut"),

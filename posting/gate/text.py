@@ -207,8 +207,11 @@ def _classify(
     if number is not None:
         return (Token(norm=number, raw=raw, kind=NUMBER, key=True, content=True),)
     if lowered in PROPORTIONS:
-        return (Token(norm=stem(lowered), raw=raw, kind=NUMBER, key=True, content=True, guessed=is_claim),)
-    norm = stem(lowered)
+        norm = stem(PROPORTION_FORMS.get(lowered, lowered))
+        return (Token(norm=norm, raw=raw, kind=NUMBER, key=True, content=True, guessed=is_claim),)
+    # "twice" is not a figure on its own ("twice as many as last year" may be the article's
+    # 600 against 300), but it is the word "double" where the article uses that.
+    norm = stem(PROPORTION_FORMS.get(lowered, lowered))
     if lowered in STOPWORDS or len(lowered) < 2:
         return (Token(norm=lowered, raw=raw, kind=WORD),)
     superlative = (_is_superlative(lowered) and not raw[0].isupper()) or lowered in SUPERLATIVES
@@ -297,6 +300,12 @@ def _normalise(text: str) -> str:
     if A_SCALE.search(text):
         # "a hundred and forty" is one number, as "one hundred and forty" is.
         text = A_SCALE_AND.sub(r"one \1", text)
+    if TITLE.search(text):
+        # "Cllr Helen Mayer" is "Councillor Helen Mayer".
+        text = TITLE.sub(lambda match: TITLES[match.group(1)], text)
+    if "grand" in text:
+        # "thirty grand", "£14 grand": thousands, as people say money.
+        text = GRAND.sub(_grand_replacement, text)
     if NUMBER_WORDS.search(text):
         text = NUMBER_WORDS.sub(_number_words_replacement, text)
     if " in " in text:
@@ -319,10 +328,15 @@ def _normalise(text: str) -> str:
     # A score or a vote ("2-1", "7-2") is one fact: its order matters.
     text = re.sub(r"\b(\d{1,3})-(\d{1,3})\b", r"\1 \2 score\1x\2", text)
     # "5 to 7pm": both ends of the range are in the afternoon.
+    text = TIME_OF_DAY.sub(
+        lambda match: match.group(1) + (" am" if match.group(2).lower() == "morning" else " pm"), text
+    )
     text = TIME_RANGE.sub(r"\1\4m \2 \3\4m", text)
     text = TIME.sub(_time_replacement, text)
     text = MONEY.sub(_money_replacement, text)
     text = MAGNITUDE.sub(lambda match: " " + _scaled(match.group(1), match.group(2) or match.group(3)) + " ", text)
+    # "13cm" is "13 centimetres", "2t" "2 tonnes": a unit's symbol is its name.
+    text = UNIT.sub(lambda match: f"{match.group(1)} {UNITS[match.group(2).lower().replace(' ', '')]}", text)
     text = re.sub(r"(\d)\s*%", r"\1 percent", text)
     text = re.sub(r"\bper\s*cent\b", "percent", text, flags=re.IGNORECASE)
     text = re.sub(r"\b(\d+)(st|nd|rd|th)\b", r"\1", text)
@@ -341,6 +355,13 @@ def _number_words_replacement(match: re.Match[str]) -> str:
     words = re.findall(r"[a-z]+", phrase.lower())
     if len(words) < 2:
         return phrase
+    # "two-one", "eleven-ten", "eight-eight": a score or a range of two numbers, not one number
+    # ("twenty-one" is one: a unit only ever follows a tens word or a scale).
+    parts = re.split(r"(?<=[a-z])\s*-\s*(?=[a-z])", phrase)
+    if len(parts) == 2 and all(part.lower() in _UNITS for part in parts):
+        first, second = (_UNITS[part.lower()] for part in parts)
+        if not (first >= 20 and first % 10 == 0 and second < 10):
+            return f"{first}-{second}"
     total, current = 0, 0
     half = False
     for index, word in enumerate(words):
@@ -416,6 +437,54 @@ def _in_ten_replacement(match: re.Match[str]) -> str:
     return f"{int(count) * 100 // whole} percent"
 
 
+# A person's title by its abbreviation, before a name.
+TITLES = {
+    "Cllr": "Councillor",
+    "Prof": "Professor",
+    "Supt": "Superintendent",
+    "Sgt": "Sergeant",
+    "Insp": "Inspector",
+    "Capt": "Captain",
+    "Revd": "Reverend",
+}
+TITLE = re.compile(rf"\b({'|'.join(TITLES)})\b\.?(?= [A-Z])")
+# Units of measure by their symbols, after a figure (the article may spell them out).
+UNITS = {
+    "mm": "millimetres",
+    "cm": "centimetres",
+    "km": "kilometres",
+    "kg": "kilograms",
+    "kgs": "kilograms",
+    "t": "tonnes",
+    "g": "grams",
+    "ml": "millilitres",
+    "kwh": "kilowatt hours",
+    "kw": "kilowatts",
+    "mw": "megawatts",
+    "ft": "feet",
+    "sqft": "square feet",
+    "sqm": "square metres",
+    "lb": "pounds",
+    "lbs": "pounds",
+    "mph": "miles per hour",
+    "kmh": "kilometres per hour",
+    "km/h": "kilometres per hour",
+}
+# Case matters: "4G" is a network, "4g" four grams.
+UNIT = re.compile(r"(\d)\s*(mm|cm|km/h|kmh|km|kgs|kg|kWh|kwh|kW|kw|MW|ft|sq\s?ft|sq\s?m|lbs|lb|mph|ml|t|g)\b")
+# "2.30 in the morning" is 2.30 a.m., "6 in the evening" 6 p.m.
+TIME_OF_DAY = re.compile(r"\b(\d{1,2}(?:[:.]\d{2})?) in the (morning|afternoon|evening)\b", re.IGNORECASE)
+GRAND = re.compile(rf"\b(\d+(?:\.\d+)?|{NUMBER_WORD}(?:[\s-]+{NUMBER_WORD})?)\s+grand\b", re.IGNORECASE)
+
+
+def _grand_replacement(match: re.Match[str]) -> str:
+    count = match.group(1)
+    if not count[0].isdigit():
+        words = re.split(r"[\s-]+", count.lower())
+        count = str(sum(int(_UNITS[word]) for word in words))
+    return _decimal_text(Decimal(count) * 1000)
+
+
 DOZENS = re.compile(r"\b(?:(half) a|(a|an|\w+)) dozen\b", re.IGNORECASE)
 TIME_RANGE = re.compile(r"\b(\d{1,2}(?:[:.]\d{2})?)\s*(to|-|until|till)\s*(\d{1,2}(?:[:.]\d{2})?)\s*([ap])\.?m\b", re.I)
 
@@ -465,6 +534,26 @@ def _number(raw: str) -> str:
 def _decimal_text(value: Decimal) -> str:
     text = format(value.normalize(), "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+# One proportion, however it is written: "half the size" is what "halved in size" says, "twice
+# the length" what "double the length" says.
+PROPORTION_FORMS = {
+    "half": "half",
+    "halves": "half",
+    "halved": "half",
+    "halving": "half",
+    "double": "double",
+    "doubled": "double",
+    "doubles": "double",
+    "doubling": "double",
+    "twice": "double",
+    "triple": "triple",
+    "tripled": "triple",
+    "trebled": "triple",
+    "treble": "triple",
+    "tripling": "triple",
+}
 
 
 def _is_superlative(word: str) -> bool:

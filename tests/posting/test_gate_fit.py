@@ -23,7 +23,7 @@ def _gate_fit() -> ModuleType:
 
 def _row(support: float, *, old: float = 0.98, catch: float = 0.9, **scores: float) -> dict[str, Any]:
     row: dict[str, Any] = {"support_min": support, "gate_old": old}
-    for group in ("gate", "gate_tuning", "gate_general", "gate_general2"):
+    for group in ("gate", "gate_tuning", "gate_general", "gate_general2", "gate_general3"):
         row[group] = scores.get(group, 0.8)
         row[f"{group}_catch"] = scores.get(f"{group}_catch", catch)
     return row
@@ -63,3 +63,15 @@ def test_a_held_out_group_does_not_decide_which_settings_are_eligible() -> None:
 
     assert fit.choose([other, row], groups) is row
     assert fit.choose([other, row], fit.GROUPS) is other
+
+
+def test_a_catch_target_no_setting_reaches_on_a_group_does_not_rule_out_every_setting() -> None:
+    fit = _gate_fit()
+    # Every setting misses the swap target on gate_general3: it decides by balanced accuracy alone.
+    better = _row(0.6, gate_general3=0.75, gate_general3_catch=0.70)
+    worse = _row(0.7, gate_general3=0.70, gate_general3_catch=0.72)
+
+    assert fit.choose([worse, better], fit.GROUPS) is better
+    # Where one setting reaches it, the others are still ruled out.
+    reaches = _row(0.8, gate_general3=0.65, gate_general3_catch=0.81)
+    assert fit.choose([worse, better, reaches], fit.GROUPS) is reaches
