@@ -66,8 +66,8 @@ def account_content_changed(account_ids: Iterable[int | None]) -> None:
         try:
             cache.set_many({_version_key(account_id): uuid.uuid4().hex for account_id in ids}, timeout=None)
         except Exception:
-            # The write is committed either way; a page cached before it then lives until its
-            # minute ends (page_cache.py keys every page by the minute too).
+            # The write is committed either way; a page cached before it is then rendered
+            # again once it is a minute old (page_cache.PAGE_FRESH_SECONDS).
             logger.exception("could not bump the content version of accounts %s", sorted(ids))
 
     if transaction.get_connection().in_atomic_block:

@@ -16,6 +16,12 @@ run, and the script prints p50/p95 latency and throughput per page and each page
 as a ratio of the bare view's. Issue 11 asks: p95 < 100 ms, ratio >= 0.3. A "signed in" view
 (session, user and membership, then "ok") is measured too: what every page pays before its
 own work. The pages show 20 cards each (posting.selectors.PAGE_SIZE), the first page.
+
+With Redis the pages are served from the page cache while the account's content is unchanged
+(posting/page_cache.py), so a read-only run measures cached pages. ``--writes-per-s N`` gives
+the account a new content version N times a second while the clients run (what every
+committed write to its drafts, queue or history does), so that many renders are measured too:
+a team approving while others read.
 """
 
 from __future__ import annotations
@@ -245,7 +251,20 @@ def _clients(base: str, cookie: str, paths: list[str], clients: int, requests: i
     out.put(results)
 
 
-def bench(*, clients: int, requests: int, workers: int, threads: int) -> dict[str, Any]:
+def _write_steadily(account_id: int, per_s: float, stop: threading.Event) -> None:
+    """Replace the account's content version per_s times a second, as committed writes do."""
+    from accounts.content_version import account_content_changed
+
+    try:
+        while not stop.wait(1 / per_s):
+            account_content_changed([account_id])
+    finally:
+        # Outside a transaction Django asks the connection for its autocommit (so opens one in
+        # this thread): closed here, or the test database could not be dropped.
+        connection.close()
+
+
+def bench(*, clients: int, requests: int, workers: int, threads: int, writes_per_s: float = 0.0) -> dict[str, Any]:
     settings.ROOT_URLCONF = _urlconf()
     settings.ALLOWED_HOSTS = ["*"]
     cookie = _seed(drafts=50, queued=50, history=100)
@@ -266,8 +285,21 @@ def bench(*, clients: int, requests: int, workers: int, threads: int) -> dict[st
         warm.get()
         out: multiprocessing.Queue = multiprocessing.Queue()
         process = multiprocessing.Process(target=_clients, args=(base, cookie, paths, clients, requests, out))
+        writes_stop = threading.Event()
+        writer = None
+        if writes_per_s > 0:
+            from accounts.models import Account
+
+            account_id = Account.objects.get(slug="bench").pk
+            writer = threading.Thread(target=_write_steadily, args=(account_id, writes_per_s, writes_stop))
+            writer.start()
         process.start()
-        results = out.get(timeout=1800)
+        try:
+            results = out.get(timeout=1800)
+        finally:
+            writes_stop.set()
+            if writer is not None:
+                writer.join()
         process.join()
     finally:
         server.terminate()  # SIGTERM: gunicorn's graceful stop
@@ -283,6 +315,7 @@ def bench(*, clients: int, requests: int, workers: int, threads: int) -> dict[st
         "clients": clients,
         "requests_per_page": requests,
         "server": f"gunicorn, {workers} workers x {threads} threads",
+        "writes_per_s": writes_per_s,
         "load_average": os.getloadavg(),
         "bare": bare,
         "signed_in": signed_in,
@@ -296,6 +329,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400, help="requests per page, shared by the clients")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn workers (the Dockerfile's 3)")
     parser.add_argument("--threads", type=int, default=1, help="threads per worker (1: gunicorn's sync worker)")
+    parser.add_argument(
+        "--writes-per-s",
+        type=float,
+        default=0.0,
+        help="replace the account's content version this often while measuring (pages rendered again)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -303,7 +342,13 @@ def main() -> None:
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     try:
-        report = bench(clients=args.clients, requests=args.requests, workers=args.workers, threads=args.threads)
+        report = bench(
+            clients=args.clients,
+            requests=args.requests,
+            workers=args.workers,
+            threads=args.threads,
+            writes_per_s=args.writes_per_s,
+        )
     finally:
         connection.close()
         connection.creation.destroy_test_db(old_name, verbosity=0)
@@ -311,7 +356,10 @@ def main() -> None:
         print(json.dumps(report))
         return
     bare = report["bare"]
-    print(f"{report['server']}; clients {report['clients']}, {report['requests_per_page']} requests per page")
+    print(
+        f"{report['server']}; clients {report['clients']}, {report['requests_per_page']} requests per page,"
+        f" {report['writes_per_s']:g} writes/s"
+    )
     print(f"load average at the end {' '.join(f'{n:.2f}' for n in report['load_average'])}")
     print(f"bare view  p50 {bare['p50_ms']:6.1f} ms  p95 {bare['p95_ms']:6.1f} ms  {bare['per_s']:7.1f}/s")
     for page, row in [("signed in", report["signed_in"]), *report["pages"].items()]:
