@@ -29,7 +29,7 @@ class Command(BaseCommand):
             "--split",
             action="append",
             help=(
-                "a folder under tests/data/compose: dev, blind, blind2 ... blind7 "
+                "a folder under tests/data/compose: dev, blind, blind2 ... blind8 "
                 "(repeatable; default: every split present, held-out ones included)"
             ),
         )
