@@ -113,7 +113,7 @@ def mechanisms(splits: list[str]) -> None:
             cell = f"{p:.3f}/{r:.3f}"
             cells.append(cell if (p, r) == (bp, br) or name == "none (main)" else f"**{cell}**")
         total = tuple(sum(c[i] for c in counts.values()) for i in range(3))
-        p, r = _pr(*total)  # type: ignore[arg-type]
+        p, r = _pr(*total)
         print(f"| {name} | " + " | ".join(cells) + f" | {p:.3f}/{r:.3f} |", flush=True)
 
     row("none (main)", base)
@@ -132,6 +132,8 @@ class Pair:
     factor: float  # the share of the threshold this article needs (1, 0.9 or 0.7 class)
     own_words: bool  # the business is on the own-words threshold
     wanted: bool
+    terms: int = 0  # how many words the business's topic holds
+    business: str = ""
 
 
 def _pairs(splits: list[str]) -> list[Pair]:
@@ -155,7 +157,7 @@ def _pairs(splits: list[str]) -> list[Pair]:
                     factor = 0.9
                     if probe(score / 0.8):
                         factor = 0.7
-                pairs.append(Pair(split, score, enough, factor, own, a.name in wanted))
+                pairs.append(Pair(split, score, enough, factor, own, a.name in wanted, len(topic.terms), business.name))
     return pairs
 
 
@@ -204,8 +206,8 @@ def thresholds(splits: list[str]) -> None:
         p, r = _pr(*counts)
         mp, mr = _pr(*main)
         print(f"| {held} | {best} | {p:.3f} | {r:.3f} | {mp:.3f}/{mr:.3f} |", flush=True)
-    p, r = _pr(*total)  # type: ignore[arg-type]
-    mp, mr = _pr(*main_total)  # type: ignore[arg-type]
+    p, r = _pr(*total)
+    mp, mr = _pr(*main_total)
     print(f"| all, pooled | | {p:.3f} | {r:.3f} | {mp:.3f}/{mr:.3f} |")
     best_all = max(combos, key=lambda c: (_objective(_decide(pairs, *c)), c == (0.14, 0.08, 0.9, 0.7)))
     print(f"chosen on every split: {best_all} -> {_pr(*_decide(pairs, *best_all))}")
@@ -216,10 +218,13 @@ def main() -> None:
     parser.add_argument("--split", action="append")
     parser.add_argument("--mechanisms", action="store_true")
     parser.add_argument("--thresholds", action="store_true")
+    parser.add_argument("--dump", help="write every (business, article) pair's score to this JSON file")
     args = parser.parse_args()
     splits = args.split or SPLITS
     if args.mechanisms:
         mechanisms(splits)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps([dataclasses.asdict(p) for p in _pairs(splits)]))
     if args.thresholds:
         thresholds(splits)
 

@@ -39,12 +39,11 @@ boulder, for a bouldering wall); a trade guessed from the posts counts no filler
 "price") as a hit; and with no vocabulary, a qualifier of the industry line that no post writes
 ("indoor") is not what the business is.
 
-Recall, from blind6's misses: several words of one past post together are that post's story (a
-pest firm whose posts each name another pest: rats, bins, gardens, bird feeders); the industry
-line's own name for the trade ("pest control"), written anywhere in the article, is evidence
-however rarely it is written; three words of what the business is pass a more diluted article
+Recall, from blind6's misses: three words of what the business is pass a more diluted article
 than two; and a trade the industry line names by one word but the posts never write (the
-"lessons" of a swim school, music's) is not the business's.
+"lessons" of a swim school, music's) is not the business's. (A past post's story and the
+industry line's phrase, from the same round, were removed in the generalisation round: switched
+off one at a time over every split, each moved only blind6. docs/BENCHMARKS.md.)
 
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
