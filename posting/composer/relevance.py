@@ -39,12 +39,11 @@ boulder, for a bouldering wall); a trade guessed from the posts counts no filler
 "price") as a hit; and with no vocabulary, a qualifier of the industry line that no post writes
 ("indoor") is not what the business is.
 
-Recall, from blind6's misses: several words of one past post together are that post's story (a
-pest firm whose posts each name another pest: rats, bins, gardens, bird feeders); the industry
-line's own name for the trade ("pest control"), written anywhere in the article, is evidence
-however rarely it is written; three words of what the business is pass a more diluted article
+Recall, from blind6's misses: three words of what the business is pass a more diluted article
 than two; and a trade the industry line names by one word but the posts never write (the
-"lessons" of a swim school, music's) is not the business's.
+"lessons" of a swim school, music's) is not the business's. (A past post's story and the
+industry line's phrase, from the same round, were removed in the generalisation round: switched
+off one at a time over every split, each moved only blind6. docs/BENCHMARKS.md.)
 
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
@@ -52,7 +51,6 @@ A story is the same story when two articles share several distinctive names and 
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections import Counter
@@ -99,8 +97,6 @@ STRONG_MATCH_FACTOR = 0.9
 # 0.60; 0.7 keeps a margin above the off-topic one.
 VERY_STRONG_MATCH_TERMS = 3
 VERY_STRONG_MATCH_FACTOR = 0.7
-# An article whose key terms hold this many words of one past post is that post's story.
-POST_STORY_MIN_WORDS = 4
 TITLE_WEIGHT = 2.0
 MATCHED_SHOWN = 8
 
@@ -225,13 +221,6 @@ class BusinessTopic:
     # hockey team's clean sweep), not a word of the trade, and its words do not vouch for each
     # other's sense.
     name_phrases: frozenset[tuple[str, ...]] = frozenset()
-    # Each past post's content words (its sign-off, names' words and filler aside): an article
-    # whose key terms hold several words of one post is about what that post was about.
-    post_words: tuple[frozenset[str], ...] = ()
-    # Its industry line's names for what it is, a qualifier and the noun it qualifies, as stems
-    # ("pest control", "clock repair", "swimming lessons"): written so in an article, the
-    # article names its trade, however far down.
-    industry_phrases: frozenset[tuple[str, str]] = frozenset()
 
     def weight(self, stem: str) -> float:
         return self.terms.get(stem, 0.0)
@@ -355,15 +344,6 @@ def topic_build(
             for stem, count in posts_with.items()
             if count >= least and stem in terms and stem not in named and stem not in NUMBER_WORDS
         )
-    own_name_words = {word_stem(word) for name in own_names for word in words_of(str(name).lstrip("@#"))}
-    post_words = tuple(
-        frozenset(
-            stem
-            for stem in (word_stem(word) for word in words_of(_hashtags_split(URL_RE.sub(" ", post))))
-            if stem in terms and stem not in own_name_words and stem not in NUMBER_WORDS
-        )
-        for post in past_posts
-    )
     families: dict[str, str] = {}
     for stem in sorted(terms, key=lambda stem: (-terms[stem], stem)):
         if not stem.startswith(NAME_TERM):
@@ -378,8 +358,6 @@ def topic_build(
         headline_terms=headline_terms,
         place_words=place_words,
         subject_terms=frozenset(subject_terms - place_words),
-        industry_phrases=_industry_phrases(industry),
-        post_words=tuple(frozenset(words - place_words) for words in post_words if words - place_words),
         known=known or bool(posts_with),
         # A line that names a trade its posts do not bear out (a swim school's "lessons") keeps
         # the trades' threshold: the lower one let driving lessons in for the swim school.
@@ -423,17 +401,6 @@ def _industry_heads(industry: str) -> set[str]:
         if words:
             heads.add(word_stem(words[-1]))
     return heads
-
-
-def _industry_phrases(industry: str) -> frozenset[tuple[str, str]]:
-    """Each part of an industry line's last two words, as stems, when it has two: the noun it
-    ends in and the word that says which ("pest control", "clock repair", "community pharmacy")."""
-    phrases = set()
-    for part in INDUSTRY_PARTS_RE.split(industry):
-        words = [word_stem(word) for word in words_of(part) if word not in STOPWORDS]
-        if len(words) >= 2:
-            phrases.add((words[-2], words[-1]))
-    return frozenset(phrases)
 
 
 def _name_phrases(name: str) -> list[tuple[str, ...]]:
@@ -536,44 +503,15 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
         for stem in sorted(set().union(*plain))
         if stem in topic.subject_terms and stem not in topic.place_words and _in_our_sense(stem, passages, plain, topic)
     ]
-    post_story = False
-    if not subject:
-        # A business whose posts each tell of another thing (a wasp nest, rats at the bins, bed
-        # bugs in luggage) has few words of what it is beyond its industry line. An article
-        # whose key terms hold several words of one of its posts, together, is that post's
-        # story (rats, bins, gardens, bird feeders): the post's own words are the trade.
-        keyed = {stem for stem, _ in ranked if stem not in topic.place_words}
-        subject = max((sorted(keyed & words) for words in topic.post_words), key=len, default=[])
-        if len(subject) < POST_STORY_MIN_WORDS:
-            subject = []
-        post_story = bool(subject)
     # One word shared, however often, is a shared word, not a shared topic: a rockfall's
     # "boulder" for a bouldering wall. A trade word in the headline needs a second word of ours
     # somewhere among the article's key terms (its places aside).
     ours = [stem for stem, _ in ranked if stem not in topic.place_words]
-    # The industry line's own name for the trade, written in the article ("a pest control
-    # contractor found a nest"), names the trade however far down: evidence like a headline's.
-    phrases = (
-        {
-            pair
-            for sentence in _sentences(f"{title}\n{body}")
-            for pair in itertools.pairwise(_topic_stems_list(sentence, topic=topic, names=False))
-            if pair in topic.industry_phrases
-        }
-        if topic.industry_phrases
-        else set()
-    )
-    phrased = bool(phrases)
     enough = bool(subject) and (
-        post_story
-        or (phrased and len(ours) >= 2)
-        or len(evidence) >= 2
+        len(evidence) >= 2
         or (len(ours) >= 2 and any(stem in headline and stem in topic.headline_terms for stem in evidence))
     )
     matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
-    # "Why this article" names the phrase when it is what counted, though it is no key term.
-    named = [" ".join(topic.labels.get(stem, stem) for stem in pair) for pair in sorted(phrases)]
-    matched = [*named, *matched]
     short = ""
     if not subject:
         shared = ", ".join(topic.labels.get(stem, stem) for stem, _ in ranked[:3]) or "nothing"

@@ -1,0 +1,233 @@
+"""Leave-one-split-out for relevance (issue 10): each mechanism of posting/composer/relevance.py
+switched off in turn, scored on every split of tests/data/compose; then the thresholds chosen on
+all splits but one and scored on the one left out.
+
+    DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py [--mechanisms] [--thresholds] [--split S ...]
+
+Relevance only (no drafts): the numbers are the ones ``compose_eval`` prints in its precision and
+recall columns. A mechanism is switched off by setting its constant to a neutral value or by
+replacing its helper for the run; nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+import django
+
+django.setup()
+
+from posting.composer import relevance as rel  # noqa: E402
+from posting.composer.checking import article_file_load, business_file_load, business_topic  # noqa: E402
+from posting.composer.evaluation import DATA_DIR  # noqa: E402
+
+SPLITS = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"]
+
+
+def _split_load(split: str) -> list[tuple[Any, list[Any], set[str]]]:
+    root = DATA_DIR / split
+    labels = json.loads((root / "labels.json").read_text())
+    articles = [article_file_load(path) for path in sorted((root / "articles").glob("*.txt"))]
+    return [
+        (business_file_load(root / "businesses" / f"{slug}.json"), articles, set(label.get("relevant", [])))
+        for slug, label in sorted(labels.items())
+        if not slug.startswith("_")
+    ]
+
+
+def _counts(data: list[tuple[Any, list[Any], set[str]]]) -> tuple[int, int, int]:
+    tp = fp = fn = 0
+    for business, articles, wanted in data:
+        topic = business_topic(business)
+        chosen = {a.name for a in articles if rel.relevance_score(topic=topic, title=a.title, body=a.body).relevant}
+        tp += len(chosen & wanted)
+        fp += len(chosen - wanted)
+        fn += len(wanted - chosen)
+    return tp, fp, fn
+
+
+def _pr(tp: int, fp: int, fn: int) -> tuple[float, float]:
+    return (tp / (tp + fp) if tp + fp else 1.0), (tp / (tp + fn) if tp + fn else 1.0)
+
+
+@contextmanager
+def _patched(changes: dict[str, Any]) -> Iterator[None]:
+    saved = {name: getattr(rel, name) for name in changes}
+    for name, value in changes.items():
+        setattr(rel, name, value)
+    rel._story_print.cache_clear()
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(rel, name, value)
+
+
+# Each mechanism, and the change that switches it off (a neutral constant or a helper that does nothing).
+MECHANISMS: dict[str, dict[str, Any]] = {
+    "a post's story (POST_STORY_MIN_WORDS)": {"POST_STORY_MIN_WORDS": 10**6},
+    "the industry line's phrase": {"_industry_phrases": lambda industry: frozenset()},
+    "three trade words at 0.7": {"VERY_STRONG_MATCH_FACTOR": rel.STRONG_MATCH_FACTOR},
+    "two trade words at 0.9": {"STRONG_MATCH_FACTOR": 1.0, "VERY_STRONG_MATCH_FACTOR": 1.0},
+    "posts bear out the named trade": {
+        "_vocabularies_confirmed": lambda industry, posts: tuple(
+            dict.fromkeys(t for ts in rel.industry_vocabularies(industry).values() for t in ts)
+        )
+    },
+    "own name as a phrase": {"_name_phrases": lambda name: []},
+    "trade guessed from the posts": {"vocabularies_used_in": lambda *a, **k: ()},
+    "sign-off lines are formulas": {"_formulas": lambda posts: {}},
+    "a word in our sense (its company)": {"_in_our_sense": lambda *a: True},
+    "word families": {"word_family": lambda stem: stem},
+    "subject words from most posts": {"SUBJECT_MIN_POSTS": 10**6},
+    "own-words threshold 0.08 (-> 0.14)": {"RELEVANT_MIN_OWN_WORDS": rel.RELEVANT_MIN},
+    "evidence weight 0.5 (-> 0.35)": {"EVIDENCE_MIN": 0.35},
+    "title weight 2 (-> 1)": {"TITLE_WEIGHT": 1.0},
+    "key terms 30 (-> 40)": {"KEY_TERMS": 40},
+}
+
+
+def mechanisms(splits: list[str]) -> None:
+    data = {split: _split_load(split) for split in splits}
+    base = {split: _counts(data[split]) for split in splits}
+    print("| switched off | " + " | ".join(splits) + " | all |")
+    print("| --- |" + " --- |" * (len(splits) + 1))
+
+    def row(name: str, counts: dict[str, tuple[int, int, int]]) -> None:
+        cells = []
+        for split in splits:
+            p, r = _pr(*counts[split])
+            bp, br = _pr(*base[split])
+            cell = f"{p:.3f}/{r:.3f}"
+            cells.append(cell if (p, r) == (bp, br) or name == "none (main)" else f"**{cell}**")
+        total = tuple(sum(c[i] for c in counts.values()) for i in range(3))
+        p, r = _pr(*total)
+        print(f"| {name} | " + " | ".join(cells) + f" | {p:.3f}/{r:.3f} |", flush=True)
+
+    row("none (main)", base)
+    for name, changes in MECHANISMS.items():
+        if not all(hasattr(rel, attribute) for attribute in changes):
+            continue  # removed from relevance.py since
+        with _patched(changes):
+            row(name, {split: _counts(data[split]) for split in splits})
+
+
+@dataclasses.dataclass
+class Pair:
+    split: str
+    score: float
+    enough: bool
+    factor: float  # the share of the threshold this article needs (1, 0.9 or 0.7 class)
+    own_words: bool  # the business is on the own-words threshold
+    wanted: bool
+    terms: int = 0  # how many words the business's topic holds
+    business: str = ""
+
+
+def _pairs(splits: list[str]) -> list[Pair]:
+    """Each (business, article) with what the threshold decision needs, so thresholds can be
+    varied without scoring again: relevant = enough and score >= threshold * factor."""
+    pairs = []
+    for split in splits:
+        for business, articles, wanted in _split_load(split):
+            topic = business_topic(business)
+            own = topic.threshold == rel.RELEVANT_MIN_OWN_WORDS
+            for a in articles:
+
+                def probe(threshold: float, topic: Any = topic, a: Any = a) -> bool:
+                    shifted = dataclasses.replace(topic, threshold=threshold)
+                    return rel.relevance_score(topic=shifted, title=a.title, body=a.body).relevant
+
+                score = rel.relevance_score(topic=topic, title=a.title, body=a.body).score
+                enough = probe(0.0)
+                factor = 1.0
+                if enough and score > 0 and probe(score / 0.95):
+                    factor = 0.9
+                    if probe(score / 0.8):
+                        factor = 0.7
+                pairs.append(Pair(split, score, enough, factor, own, a.name in wanted, len(topic.terms), business.name))
+    return pairs
+
+
+def _decide(pairs: list[Pair], t: float, t_own: float, f2: float, f3: float) -> tuple[int, int, int]:
+    tp = fp = fn = 0
+    for p in pairs:
+        base = t_own if p.own_words else t
+        share = {1.0: 1.0, 0.9: f2, 0.7: f3}[p.factor]
+        chosen = p.enough and p.score >= base * share
+        tp += chosen and p.wanted
+        fp += chosen and not p.wanted
+        fn += (not chosen) and p.wanted
+    return tp, fp, fn
+
+
+def _objective(counts: tuple[int, int, int]) -> float:
+    # Both targets: the smaller margin over its target (precision 0.9, recall 0.8), then F1.
+    p, r = _pr(*counts)
+    return min(p - 0.9, r - 0.8) + 0.001 * (2 * p * r / (p + r) if p + r else 0)
+
+
+GRID = {
+    "t": [0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.18],
+    "t_own": [0.06, 0.07, 0.08, 0.09, 0.10, 0.12],
+    "f2": [0.7, 0.8, 0.9, 1.0],
+    "f3": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+}
+
+
+def thresholds(splits: list[str]) -> None:
+    pairs = _pairs(splits)
+    combos = [c for c in itertools.product(*GRID.values()) if c[3] <= c[2]]
+    print("| held out | chosen on the others (threshold, own words, two, three) | precision | recall | as is |")
+    print("| --- | --- | --- | --- | --- |")
+    total = [0, 0, 0]
+    main_total = [0, 0, 0]
+    for held in splits:
+        train = [p for p in pairs if p.split != held]
+        test = [p for p in pairs if p.split == held]
+        best = max(combos, key=lambda c: (_objective(_decide(train, *c)), c == (0.14, 0.08, 0.9, 0.7)))
+        counts = _decide(test, *best)
+        main = _decide(test, 0.14, 0.08, 0.9, 0.7)
+        for i in range(3):
+            total[i] += counts[i]
+            main_total[i] += main[i]
+        p, r = _pr(*counts)
+        mp, mr = _pr(*main)
+        print(f"| {held} | {best} | {p:.3f} | {r:.3f} | {mp:.3f}/{mr:.3f} |", flush=True)
+    p, r = _pr(*total)
+    mp, mr = _pr(*main_total)
+    print(f"| all, pooled | | {p:.3f} | {r:.3f} | {mp:.3f}/{mr:.3f} |")
+    best_all = max(combos, key=lambda c: (_objective(_decide(pairs, *c)), c == (0.14, 0.08, 0.9, 0.7)))
+    print(f"chosen on every split: {best_all} -> {_pr(*_decide(pairs, *best_all))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", action="append")
+    parser.add_argument("--mechanisms", action="store_true")
+    parser.add_argument("--thresholds", action="store_true")
+    parser.add_argument("--dump", help="write every (business, article) pair's score to this JSON file")
+    args = parser.parse_args()
+    splits = args.split or SPLITS
+    if args.mechanisms:
+        mechanisms(splits)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps([dataclasses.asdict(p) for p in _pairs(splits)]))
+    if args.thresholds:
+        thresholds(splits)
+
+
+if __name__ == "__main__":
+    main()
