@@ -1,4 +1,4 @@
-"""Fit the factual gate's few support thresholds on every labelled set together (issue 9, round 4; six groups from round 6).
+"""Fit the factual gate's few support thresholds on every labelled set together (issue 9, round 4).
 
     DJANGO_DEBUG=1 .venv/bin/python scripts/gate_fit.py [--json]
     DJANGO_DEBUG=1 .venv/bin/python scripts/gate_fit.py --ablate   # what each veto earns

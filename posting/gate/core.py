@@ -1329,6 +1329,7 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
         )
         and not _said_elsewhere(token, claim.tokens, source, evidence_tokens)
         and not _clock_hour(token, stems)
+        and not (token.kind == PROPER and _short_form_written_out(token.raw, source))
         # "Second Chance" is the shelter's name wherever the article writes it so, not an ordinal.
         and not (token.kind == NUMBER and token.raw.isalpha() and token.raw in source.capitalised)
     ]
@@ -1407,6 +1408,32 @@ def _clock_hour(token: Token, evidence_stems: frozenset[str]) -> bool:
         return False
     hour = int(token.norm)
     return f"{hour}:00" in evidence_stems or f"{hour % 12 + 12}:00" in evidence_stems
+
+
+def _short_form_written_out(raw: str, source: SourceText) -> bool:
+    """ "EV" where the article writes "electric vehicle", "CTO" for its "chief technology officer",
+    "EVs" for its "EV-certified": a short form of capitals is the article's own words, initial by
+    initial, in order and next to each other. Any sentence of the article: the short form names
+    the thing wherever the article spells it out ("a shared EV workshop" for a sentence that says
+    "electric car" after another has said "electric vehicle"); "HGV" is still a thing it never
+    writes."""
+    letters = raw[:-1] if raw.endswith("s") and len(raw) > 2 else raw
+    if not (2 <= len(letters) <= 5 and letters.isalpha() and letters.isupper()):
+        return False
+    if letters.lower() in source.all_stems:
+        return True
+    initials = letters.lower()
+    for tokens in source.tokens:
+        words = [token.raw for token in tokens if token.kind in {WORD, PROPER, NEGATION} and not token.derived]
+        heads = "".join(word[0].lower() for word in words)
+        start = heads.find(initials)
+        while start != -1:
+            # Every word of the run is a content word written out: "every village" is no "EV".
+            run = words[start : start + len(initials)]
+            if all(len(word) > 2 and word.lower() not in STOPWORDS for word in run):
+                return True
+            start = heads.find(initials, start + 1)
+    return False
 
 
 def _demonym_of(one: str, other: str) -> bool:
