@@ -95,6 +95,7 @@ from posting.gate.lexicon import (
     is_noun,
     is_verb_form,
     lemmas,
+    more_general,
     similar_adjectives,
     synonym_words,
     wordnet,
@@ -1543,7 +1544,7 @@ def _coverage_failure(
             uncovered_weight += weight
     if claim.about_business and uncovered:
         return _Failure(f"The article doesn't say this about the business: it never mentions {_listed(uncovered[:3])}.")
-    swap = _substitution(claim.tokens, evidence_tokens, uncovered) if uncovered else None
+    swap = _substitution(claim.tokens, evidence_tokens, uncovered, source.all_stems) if uncovered else None
     if swap is None and len(group) == 2:
         # A pair must not lend the word its main sentence has in another's place ("gives its
         # unsold loaves" next to a sentence that says "sell"): check the main one alone.
@@ -1560,7 +1561,7 @@ def _coverage_failure(
                 if token.content and not token.key and token.norm not in source.stems[main] and not _is_light(token)
             ]
         )
-        swap = _substitution(claim.tokens, source.tokens[main], alone)
+        swap = _substitution(claim.tokens, source.tokens[main], alone, source.all_stems)
     if swap is not None:
         ours, theirs = swap
         if SWAP_COST is None:
@@ -1634,7 +1635,10 @@ def _bare_word(raw: str) -> str:
 
 
 def _substitution(
-    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], uncovered: Sequence[Token]
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    uncovered: Sequence[Token],
+    article_stems: frozenset[str] = frozenset(),
 ) -> tuple[Token, Token] | None:
     """A claim word standing where the evidence has a different word of the same kind between
     the same neighbours: "reading corner and a new roof" for "... a new heating system",
@@ -1685,7 +1689,16 @@ def _substitution(
             ):
                 continue  # "part" for "share", "bookshop" for "shop": the same thing in other words
             if not verb and not _same_kind(token, other):
-                continue  # "dad" for "father", "years" where it has "library's": not a swap of things
+                continue  # "years" where it has "library's": not a swap of things
+            if (
+                not verb
+                and token.norm not in article_stems
+                and more_general(_bare_word(token.raw), _bare_word(other.raw))
+            ):
+                # "dad" for "father", "kit" for "equipment": the same thing, named more loosely.
+                # Not where the article uses the draft's word itself: "pick ten bulbs" where it
+                # planted bulbs and lets visitors pick stems names the article's other thing.
+                continue
             return token, other
     return None
 

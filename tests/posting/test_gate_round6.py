@@ -5,6 +5,9 @@ change that must still be held back.
   writes as "19 and 20 June", "aged 14 to 21": the article's pair is read as the same pair, in its order.
 - A short form of capitals ("EV", "CTO", "EVs") is the article's own words when the article
   writes them out initial by initial ("electric vehicle", "chief technology officer").
+- A noun that is a kind of the article's word ("dad" for "father", "kit" for "equipment",
+  "loos" for "toilets"; WordNet's hypernyms) names the article's thing more loosely: not a swap,
+  unless the article uses the draft's word for a thing of its own.
 
 The article and the drafts are made up for these tests.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 from posting.gate.core import PASSED, REJECTED, GateResult, gate_evaluate
+from posting.gate.lexicon import more_general
 from posting.gate.text import tokenize
 
 TITLE = "Marlow Cross garage opens an electric vehicle bay and a summer fair"
@@ -85,3 +89,54 @@ def test_a_short_form_is_not_read_from_small_words() -> None:
 
     assert result.verdict == REJECTED
     assert "EV" in result.reason
+
+
+SHED_TITLE = "Father and son reopen the Ashby Road toilets and lend out their equipment"
+SHED_BODY = """Retired plumber Owen Pike and his father, Reg, have reopened the public toilets on Ashby Road.
+The pair fixed the toilets in six weeks using equipment borrowed from the parish council.
+Visitors can borrow the equipment from the parish office on Mondays.
+The council has planted 400 bulbs along the road.
+On the last Saturday in May, children may pick the stems for their mothers."""
+
+
+def shed_gate(text: str) -> GateResult:
+    return gate_evaluate(text=text, title=SHED_TITLE, body=SHED_BODY, own_names=["Ashby Road Allotments"])
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        "Retired plumber Owen Pike and his dad, Reg, have reopened the public toilets on Ashby Road!",
+        "Retired plumber Owen Pike and his father, Reg, have reopened the public loos on Ashby Road.",
+        "Visitors can borrow the kit from the parish office on Mondays.",
+    ],
+)
+def test_a_looser_name_for_the_articles_thing_passes(draft: str) -> None:
+    result = shed_gate(draft)
+
+    assert result.verdict == PASSED, result.reason
+
+
+@pytest.mark.parametrize(
+    ("draft", "said"),
+    [
+        # another member of the family, another room, another thing to borrow: a swap
+        ("Retired plumber Owen Pike and his uncle, Reg, have reopened the public toilets on Ashby Road.", "uncle"),
+        ("Retired plumber Owen Pike and his father, Reg, have reopened the public kitchens on Ashby Road.", "kitchen"),
+        ("Visitors can borrow the bikes from the parish office on Mondays.", "bike"),
+        # the draft's word is the article's other thing: bulbs were planted, stems may be picked
+        ("On the last Saturday in May, children may pick the bulbs for their mothers.", "bulbs"),
+    ],
+)
+def test_a_thing_of_its_own_is_still_held_back(draft: str, said: str) -> None:
+    result = shed_gate(draft)
+
+    assert result.verdict == REJECTED, result.reason
+    assert said in result.reason
+
+
+def test_the_more_general_word_is_read_one_way() -> None:
+    assert more_general("dad", "father")
+    assert more_general("loos", "toilets")
+    assert not more_general("father", "dad")  # the article's "dad" is not every father
+    assert not more_general("kidney", "liver")
