@@ -510,8 +510,8 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
     if names_business:
         # The business's name was cut out above: "We at the Town Centre Partnership are proud"
         # leaves "we at the are proud", "The Newquay Lifeguard Club salutes" leaves "the salutes".
-        opening = re.sub(r"^(?:the\s+)", "", cleaned.lower())
-        if felt != lowered or any(opening.startswith(name) for name in _own_name_forms(own_names)):
+        opening_words = re.sub(r"^(?:the\s+)", "", cleaned.lower())
+        if felt != lowered or any(opening_words.startswith(name) for name in _own_name_forms(own_names)):
             felt = re.sub(r"^the\s+", "", felt if felt != lowered else lowered)
             felt = re.sub(r"^(?:(?:is|are|am|was|were|so|just|really|truly|all)\s+)*", "", felt)
     if felt != lowered and not has_number and _FEELING.match(felt):
