@@ -1331,6 +1331,7 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
         and not _said_elsewhere(token, claim.tokens, source, evidence_tokens)
         and not _clock_hour(token, stems)
         and not (token.kind == PROPER and _short_form_written_out(token.raw, source))
+        and not _the_only_weekday(token, source)
         # "Second Chance" is the shelter's name wherever the article writes it so, not an ordinal.
         and not (token.kind == NUMBER and token.raw.isalpha() and token.raw in source.capitalised)
     ]
@@ -1409,6 +1410,19 @@ def _clock_hour(token: Token, evidence_stems: frozenset[str]) -> bool:
         return False
     hour = int(token.norm)
     return f"{hour}:00" in evidence_stems or f"{hour % 12 + 12}:00" in evidence_stems
+
+
+_WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
+
+def _the_only_weekday(token: Token, source: SourceText) -> bool:
+    """ "opened on Sunday" where the lede says the reserve opened on Sunday and the evidence
+    sentence, about the ribbon, does not: a weekday the article writes, and the only one it
+    writes, cannot be another day confused with it. An article with two weekdays ("opens on
+    Monday; classes on Wednesdays") lends neither."""
+    if token.kind != DATE or token.derived or token.norm not in _WEEKDAYS:
+        return False
+    return token.norm in source.all_stems and not (_WEEKDAYS - {token.norm}) & source.all_stems
 
 
 def _short_form_written_out(raw: str, source: SourceText) -> bool:

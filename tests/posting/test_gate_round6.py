@@ -8,6 +8,8 @@ change that must still be held back.
 - A noun that is a kind of the article's word ("dad" for "father", "kit" for "equipment",
   "loos" for "toilets"; WordNet's hypernyms) names the article's thing more loosely: not a swap,
   unless the article uses the draft's word for a thing of its own.
+- A weekday the article writes, when it is the only weekday the article writes, may stand in a
+  claim whose evidence sentence does not repeat it ("cut the ribbon on Sunday").
 
 The article and the drafts are made up for these tests.
 """
@@ -140,3 +142,29 @@ def test_the_more_general_word_is_read_one_way() -> None:
     assert more_general("loos", "toilets")
     assert not more_general("father", "dad")  # the article's "dad" is not every father
     assert not more_general("kidney", "liver")
+
+
+RESERVE_TITLE = "Old quarry reopens as a nature reserve"
+RESERVE_BODY = """The Brackwell quarry reopened as a nature reserve on Sunday after five years of work.
+Former quarryman Dennis Hale, 78, cut the ribbon.
+Volunteers planted 4,200 trees on the site."""
+
+
+@pytest.mark.parametrize(
+    ("body", "draft", "verdict"),
+    [
+        (RESERVE_BODY, "Former quarryman Dennis Hale, 78, cut the ribbon on Sunday.", PASSED),
+        # a weekday the article never writes
+        (RESERVE_BODY, "Former quarryman Dennis Hale, 78, cut the ribbon on Saturday.", REJECTED),
+        # two weekdays in the article: the draft may have moved one event to the other's day
+        (
+            RESERVE_BODY + "\nGuided walks will start on Wednesday.",
+            "Former quarryman Dennis Hale, 78, cut the ribbon on Wednesday.",
+            REJECTED,
+        ),
+    ],
+)
+def test_the_articles_only_weekday_may_stand_beside_another_fact(body: str, draft: str, verdict: str) -> None:
+    result = gate_evaluate(text=draft, title=RESERVE_TITLE, body=body, own_names=["Brackwell Ramblers"])
+
+    assert result.verdict == verdict, result.reason
