@@ -26,6 +26,12 @@ The table holds, all lower case and single words only:
 * ``adjectives`` and ``similar``: the lemmas WordNet knows as adjectives, and for each, the
   head adjectives of the clusters its senses belong to ("soggy" -> "wet"): a draft's
   "soggy Sunday" paraphrases the article's "wet Sunday", "toasty" does not swap "warm".
+* ``general``: for each noun, the words of the more general things its two most frequent senses
+  are, up to two steps up WordNet's hypernym tree ("dad" -> "father", "kit" -> "gear",
+  "equipment", "loo" -> "toilet"). A draft that calls the article's "equipment" "kit", or its
+  "father" "dad", names the same thing more loosely, not another thing of its kind ("kidney" for
+  "liver" is neither's hypernym, and stays a swap). The gate reads it one way only
+  (``posting.gate.lexicon.more_general``).
 * ``irregular``: irregular verb and noun forms from WordNet's exception lists ("stood" ->
   "stand", "children" -> "child"), left out where the form is itself an ordinary noun or
   adjective ("saw", "left", "found"), which would be misread.
@@ -70,6 +76,7 @@ class Lexicon(TypedDict):
     nouns: list[str]
     adjectives: list[str]
     similar: dict[str, list[str]]
+    general: dict[str, list[str]]
 
 
 def _pair(one: str, other: str) -> tuple[str, str]:
@@ -180,6 +187,22 @@ def build(dictionary: Path) -> Lexicon:
                     heads = {word.split("(")[0].lower() for word in synsets[target][0]}
                     similar.setdefault(lemma, set()).update(word for word in heads if _single(word) and word != lemma)
 
+    general: dict[str, set[str]] = {}
+    for lemma, offsets in indexes["n"].items():
+        if not _single(lemma):
+            continue
+        # Two senses, two steps: "kit" (its second sense) -> "gear" -> "equipment". A third sense or
+        # step reaches words so general ("object", "abstraction") that every noun would match.
+        frontier = offsets[:2]
+        for _ in range(2):
+            frontier = [
+                target for offset in frontier for symbol, target, _, _ in synsets[offset][1] if symbol in {"@", "@i"}
+            ]
+            for offset in frontier:
+                general.setdefault(lemma, set()).update(
+                    word.lower() for word in synsets[offset][0] if _single(word.lower()) and word.lower() != lemma
+                )
+
     ordinary = set(indexes["n"]) | set(indexes["a"])
     irregular: dict[str, str] = {}
     for name in ("verb", "noun"):
@@ -198,6 +221,7 @@ def build(dictionary: Path) -> Lexicon:
         "nouns": nouns,
         "adjectives": adjectives,
         "similar": {word: sorted(heads) for word, heads in sorted(similar.items())},
+        "general": {word: sorted(more) for word, more in sorted(general.items()) if more},
     }
 
 
@@ -213,7 +237,8 @@ def main() -> int:
     options.output.write_bytes(gzip.compress(payload, mtime=0))
     print(
         f"{options.output}: {len(table['words'])} words, {len(table['synonyms'])} with synonyms, "
-        f"{len(table['antonyms'])} antonym pairs, {len(table['irregular'])} irregular forms"
+        f"{len(table['antonyms'])} antonym pairs, {len(table['irregular'])} irregular forms, "
+        f"{len(table['general'])} nouns with more general words"
     )
     return 0
 

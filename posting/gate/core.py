@@ -95,6 +95,7 @@ from posting.gate.lexicon import (
     is_noun,
     is_verb_form,
     lemmas,
+    more_general,
     similar_adjectives,
     synonym_words,
     wordnet,
@@ -509,8 +510,8 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
     if names_business:
         # The business's name was cut out above: "We at the Town Centre Partnership are proud"
         # leaves "we at the are proud", "The Newquay Lifeguard Club salutes" leaves "the salutes".
-        unnamed = re.sub(r"^(?:the\s+)", "", cleaned.lower())
-        if felt != lowered or any(unnamed.startswith(name) for name in _own_name_forms(own_names)):
+        opening_words = re.sub(r"^(?:the\s+)", "", cleaned.lower())
+        if felt != lowered or any(opening_words.startswith(name) for name in _own_name_forms(own_names)):
             felt = re.sub(r"^the\s+", "", felt if felt != lowered else lowered)
             felt = re.sub(r"^(?:(?:is|are|am|was|were|so|just|really|truly|all)\s+)*", "", felt)
     if felt != lowered and not has_number and _FEELING.match(felt):
@@ -1329,6 +1330,8 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
         )
         and not _said_elsewhere(token, claim.tokens, source, evidence_tokens)
         and not _clock_hour(token, stems)
+        and not (token.kind == PROPER and _short_form_written_out(token.raw, source))
+        and not _the_only_weekday(token, source)
         # "Second Chance" is the shelter's name wherever the article writes it so, not an ordinal.
         and not (token.kind == NUMBER and token.raw.isalpha() and token.raw in source.capitalised)
     ]
@@ -1407,6 +1410,45 @@ def _clock_hour(token: Token, evidence_stems: frozenset[str]) -> bool:
         return False
     hour = int(token.norm)
     return f"{hour}:00" in evidence_stems or f"{hour % 12 + 12}:00" in evidence_stems
+
+
+_WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
+
+def _the_only_weekday(token: Token, source: SourceText) -> bool:
+    """ "opened on Sunday" where the lede says the reserve opened on Sunday and the evidence
+    sentence, about the ribbon, does not: a weekday the article writes, and the only one it
+    writes, cannot be another day confused with it. An article with two weekdays ("opens on
+    Monday; classes on Wednesdays") lends neither."""
+    if token.kind != DATE or token.derived or token.norm not in _WEEKDAYS:
+        return False
+    return token.norm in source.all_stems and not (_WEEKDAYS - {token.norm}) & source.all_stems
+
+
+def _short_form_written_out(raw: str, source: SourceText) -> bool:
+    """ "EV" where the article writes "electric vehicle", "CTO" for its "chief technology officer",
+    "EVs" for its "EV-certified": a short form of capitals is the article's own words, initial by
+    initial, in order and next to each other. Any sentence of the article: the short form names
+    the thing wherever the article spells it out ("a shared EV workshop" for a sentence that says
+    "electric car" after another has said "electric vehicle"); "HGV" is still a thing it never
+    writes."""
+    letters = raw[:-1] if raw.endswith("s") and len(raw) > 2 else raw
+    if not (2 <= len(letters) <= 5 and letters.isalpha() and letters.isupper()):
+        return False
+    if letters.lower() in source.all_stems:
+        return True
+    initials = letters.lower()
+    for tokens in source.tokens:
+        words = [token.raw for token in tokens if token.kind in {WORD, PROPER, NEGATION} and not token.derived]
+        heads = "".join(word[0].lower() for word in words)
+        start = heads.find(initials)
+        while start != -1:
+            # Every word of the run is a content word written out: "every village" is no "EV".
+            run = words[start : start + len(initials)]
+            if all(len(word) > 2 and word.lower() not in STOPWORDS for word in run):
+                return True
+            start = heads.find(initials, start + 1)
+    return False
 
 
 def _demonym_of(one: str, other: str) -> bool:
@@ -1516,7 +1558,7 @@ def _coverage_failure(
             uncovered_weight += weight
     if claim.about_business and uncovered:
         return _Failure(f"The article doesn't say this about the business: it never mentions {_listed(uncovered[:3])}.")
-    swap = _substitution(claim.tokens, evidence_tokens, uncovered) if uncovered else None
+    swap = _substitution(claim.tokens, evidence_tokens, uncovered, source.all_stems) if uncovered else None
     if swap is None and len(group) == 2:
         # A pair must not lend the word its main sentence has in another's place ("gives its
         # unsold loaves" next to a sentence that says "sell"): check the main one alone.
@@ -1533,7 +1575,7 @@ def _coverage_failure(
                 if token.content and not token.key and token.norm not in source.stems[main] and not _is_light(token)
             ]
         )
-        swap = _substitution(claim.tokens, source.tokens[main], alone)
+        swap = _substitution(claim.tokens, source.tokens[main], alone, source.all_stems)
     if swap is not None:
         ours, theirs = swap
         if SWAP_COST is None:
@@ -1607,7 +1649,10 @@ def _bare_word(raw: str) -> str:
 
 
 def _substitution(
-    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], uncovered: Sequence[Token]
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    uncovered: Sequence[Token],
+    article_stems: frozenset[str] = frozenset(),
 ) -> tuple[Token, Token] | None:
     """A claim word standing where the evidence has a different word of the same kind between
     the same neighbours: "reading corner and a new roof" for "... a new heating system",
@@ -1658,7 +1703,16 @@ def _substitution(
             ):
                 continue  # "part" for "share", "bookshop" for "shop": the same thing in other words
             if not verb and not _same_kind(token, other):
-                continue  # "dad" for "father", "years" where it has "library's": not a swap of things
+                continue  # "years" where it has "library's": not a swap of things
+            if (
+                not verb
+                and token.norm not in article_stems
+                and more_general(_bare_word(token.raw), _bare_word(other.raw))
+            ):
+                # "dad" for "father", "kit" for "equipment": the same thing, named more loosely.
+                # Not where the article uses the draft's word itself: "pick ten bulbs" where it
+                # planted bulbs and lets visitors pick stems names the article's other thing.
+                continue
             return token, other
     return None
 

@@ -426,6 +426,9 @@ class WordNet:
     nouns: frozenset[str]
     adjectives: frozenset[str]
     similar: dict[str, list[str]]
+    # For a noun, the words of the more general things its two most frequent senses are, up to
+    # two steps up ("dad" -> "father", "kit" -> "equipment").
+    general: dict[str, list[str]]
 
 
 @functools.cache
@@ -445,6 +448,7 @@ def wordnet() -> WordNet:
         nouns=frozenset(table["nouns"]),
         adjectives=frozenset(table["adjectives"]),
         similar=table["similar"],
+        general=table["general"],
     )
 
 
@@ -509,6 +513,17 @@ def similar_adjectives(one: str, other: str) -> bool:
     return any(others & set(table.similar.get(lemma, ())) for lemma in ones) or any(
         ones & set(table.similar.get(lemma, ())) for lemma in others
     )
+
+
+def more_general(one: str, other: str) -> bool:
+    """ "dad" for "father", "kit" for "equipment", "loos" for "toilets": the first noun is a kind of
+    the second (WordNet's hypernyms, two senses, two steps), so a draft that writes it names the
+    article's thing more loosely. One way only: "science" for "maths" is a subject the article
+    did not name (measured: both ways lost two caught swaps, docs/BENCHMARKS.md round 6). Two
+    things of one kind ("kidney" / "liver", "evening" / "morning") are neither."""
+    table = wordnet().general
+    ones, others = set(lemmas(one)), set(lemmas(other))
+    return any(others & set(table.get(lemma, ())) for lemma in ones)
 
 
 def is_ordinary_word(word: str) -> bool:

@@ -142,7 +142,44 @@ def tokenize(
         named = sentence_start and bare in source_names
         tokens.extend(_classify(raw, next_digit, sentence_start, in_vocabulary, is_claim, named))
         sentence_start = False
-    return _with_dates(_adverbial_first(tokens))
+    tokens = _with_dates(_adverbial_first(tokens))
+    # After the dates: the pair is not a neighbour of anything ("by 50p to £5 in January").
+    return tokens if is_claim else _ranges_as_written_short(tokens)
+
+
+def _ranges_as_written_short(tokens: list[Token]) -> list[Token]:
+    """The article's "19 and 20 June", "aged 14 to 21", "passed 4 to 1" is what a post shortens to
+    "19-20", "14-21", "4-1": the pair as one fact, in its order, as a claim's dashed pair reads.
+
+    Only the article's side: a claim that writes "19 and 20" is checked number by number, as
+    before, so no claim gains a figure to miss."""
+    pairs = [
+        index
+        for index in range(len(tokens) - 2)
+        if tokens[index].kind == NUMBER
+        and not tokens[index].derived
+        and tokens[index + 1].kind == WORD
+        and tokens[index + 1].norm in {"and", "to"}
+        and tokens[index + 2].kind == NUMBER
+        and not tokens[index + 2].derived
+        and tokens[index].norm.isdigit()
+        and tokens[index + 2].norm.isdigit()
+        and len(tokens[index].norm) <= 3
+        and len(tokens[index + 2].norm) <= 3
+    ]
+    if not pairs:
+        return tokens
+    return tokens + [
+        Token(
+            norm=f"score{tokens[index].norm}x{tokens[index + 2].norm}",
+            raw=f"{tokens[index].norm}-{tokens[index + 2].norm}",
+            kind=NUMBER,
+            key=True,
+            content=True,
+            derived=True,
+        )
+        for index in pairs
+    ]
 
 
 def _adverbial_first(tokens: list[Token]) -> list[Token]:
