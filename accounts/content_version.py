@@ -64,7 +64,10 @@ def account_content_changed(account_ids: Iterable[int | None]) -> None:
 
     def content_version_bump() -> None:
         try:
-            cache.set_many({_version_key(account_id): uuid.uuid4().hex for account_id in ids}, timeout=None)
+            if cache.set_many({_version_key(account_id): uuid.uuid4().hex for account_id in ids}, timeout=None):
+                # config/cache.py reports what it could not store; a cache that cannot be
+                # reached serves no page from it either.
+                logger.warning("content version of accounts %s not replaced: cache unreachable", sorted(ids))
         except Exception:
             # The write is committed either way; a page cached before it is then rendered
             # again once it is a minute old (page_cache.PAGE_FRESH_SECONDS).
@@ -94,7 +97,9 @@ def member_versions_changed(user_ids: Iterable[int | None]) -> None:
 
     def member_version_bump() -> None:
         try:
-            cache.set_many({member_version_key(user_id): uuid.uuid4().hex for user_id in ids}, timeout=None)
+            if cache.set_many({member_version_key(user_id): uuid.uuid4().hex for user_id in ids}, timeout=None):
+                # Not stored (config/cache.py: Redis unreachable): refuse, as for any error below.
+                raise RuntimeError("the cache could not store the new member versions")
         except Exception:
             # Unlike a page, a user's cached memberships must not outlive a change (a removed
             # member would keep access): accounts/principal.py drops the entry it cannot trust.

@@ -101,8 +101,13 @@ class CachedAuthenticationMiddleware(AuthenticationMiddleware):
 
 
 def _user_written(sender: type[models.Model], instance: models.Model, **kwargs: Any) -> None:
-    if not kwargs.get("raw"):
-        member_versions_changed([instance.pk])
+    if kwargs.get("raw"):
+        return
+    # Signing in saves last_login alone: a cached copy with the older time decides nothing,
+    # and a sign-in must not fail because the cache is unreachable (config/cache.py).
+    if kwargs.get("update_fields") == frozenset({"last_login"}):
+        return
+    member_versions_changed([instance.pk])
 
 
 def connect() -> None:

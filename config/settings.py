@@ -523,6 +523,9 @@ if CACHE_REDIS_URL:
             "BACKEND": "config.cache.ReusedClientRedisCache",
             "LOCATION": CACHE_REDIS_URL,
             "KEY_PREFIX": "landed-cache",
+            # An unreachable or hung Redis is a cache miss after this long, not a stuck worker
+            # (config/cache.py serves without the cache).
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
 # The customer's pages and the signed-in user are cached under versions that every write

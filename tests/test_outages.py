@@ -95,3 +95,58 @@ def test_a_cron_route_answers_503_with_retry_after_when_the_database_is_down() -
     status, retry_after, body = result.stdout.strip().split(" ", 2)
     assert (status, retry_after) == ("503", "30")
     assert body == '{"error": "database unavailable, retry later"}'
+
+
+@pytest.mark.django_db(transaction=True)
+def test_signing_in_reading_and_approving_work_while_the_cache_is_unreachable(
+    account, member, member_client: Client, caplog
+) -> None:
+    # Given the cache's Redis unreachable (a closed port: the server is down), with the page
+    # and user caches on (they are whenever REDIS_URL is set); the broker stays up here
+    from django.test import override_settings
+
+    from accounts.models import Membership
+    from accounts.services import member_remove
+
+    channel = Channel.objects.create(
+        account=account,
+        platform=Platform.FACEBOOK_PAGE,
+        external_id="1002",
+        name="Harbour Bikes",
+        token_ciphertext=token_encrypt("EAAB-page-token"),
+    )
+    assert channel.pk
+    draft = factories.draft_create(account=account)
+    colleague = factories.member_create(account=account, username="colleague", role="editor")
+    membership = Membership.objects.get(user=colleague, account=account)
+    down = {
+        "default": {
+            "BACKEND": "config.cache.ReusedClientRedisCache",
+            "LOCATION": f"redis://127.0.0.1:{_closed_port()}/0",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    with override_settings(CACHES=down, VERSIONED_CACHES=True):
+        # when a signed-in customer reads every page: the session and the user come from the
+        # database, the pages are rendered
+        for page in ("drafts", "queue", "history"):
+            assert member_client.get(f"/a/{account.slug}/{page}/").status_code == 200
+        # and approves: committed, and the queue shows it at once
+        response = _csrf_post(member_client, f"/a/{account.slug}/drafts/{draft.pk}/approve/")
+        assert response.status_code == 302
+        publication = Publication.objects.get(draft=draft)
+        assert f'id="queued-{publication.pk}"' in member_client.get(f"/a/{account.slug}/queue/").content.decode()
+
+        # and someone signs in afresh
+        fresh = Client()
+        response = fresh.post("/login/", {"username": "owner", "password": "correct horse battery staple"})
+        assert response.status_code == 302
+        assert fresh.get(f"/a/{account.slug}/drafts/").status_code == 200
+
+        # but a change of membership is refused while cached access cannot follow it (a removed
+        # member would keep a cached entry when the cache came back): nothing is committed
+        with pytest.raises(RuntimeError):
+            member_remove(account=account, membership_id=membership.pk)
+        assert Membership.objects.filter(pk=membership.pk).exists()
+
+    assert "cache unreachable" in caplog.text
