@@ -1,35 +1,43 @@
-"""The fourth generalisation set (tests/data/gate_general4/) is complete and loads with the project's loader.
+"""The generalisation sets written after the first two (tests/data/gate_general3/ to
+gate_general5/) are complete and load with the project's loader: one table, one set a row.
 
-These tests check the set's shape only and never run the gate: the set is held out, scored once
-before and once after a round of gate changes with
-`python manage.py gate_eval --set general --data-dir tests/data/gate_general4`. A test that scored it
-here would put its misses in front of whoever tunes the gate, and then it would no longer be held out.
+These tests check each set's shape only and never run the gate. Each set was written by someone
+who never read the gate, held out, and scored once before and once after a round of gate
+changes (its README's History says when, and whether it is tuned-on since) with
+`python manage.py gate_eval --set general --data-dir tests/data/<set>`. A test that scored a set
+here would put its misses in front of whoever tunes the gate, and a held-out set would no
+longer be one.
 """
 
 import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from posting.gate.generalisation import HONEST_TAGS, REJECTED_KINDS, GeneralArticle, general_set_load
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
-SET_DIR = DATA_DIR / "gate_general4"
-OLDER_SETS = ("gate_general", "gate_general2", "gate_general3")
+# Oldest first: each set's articles must be new to every set before it.
+SETS = ("gate_general", "gate_general2", "gate_general3", "gate_general4", "gate_general5")
+CHECKED = SETS[2:]
 
 
-def _load() -> list[GeneralArticle]:
-    return general_set_load(data_dir=SET_DIR)
+def _load(name: str) -> list[GeneralArticle]:
+    return general_set_load(data_dir=DATA_DIR / name)
 
 
-def test_the_set_has_at_least_40_articles_and_300_drafts() -> None:
-    articles = _load()
+@pytest.mark.parametrize("name", CHECKED)
+def test_the_set_has_at_least_40_articles_and_300_drafts(name: str) -> None:
+    articles = _load(name)
 
     assert len(articles) >= 40
     assert sum(len(article.drafts) for article in articles) >= 300
 
 
-def test_both_label_classes_every_rejected_kind_and_every_honest_tag_are_present() -> None:
-    drafts = [draft for article in _load() for draft in article.drafts]
+@pytest.mark.parametrize("name", CHECKED)
+def test_both_label_classes_every_rejected_kind_and_every_honest_tag_are_present(name: str) -> None:
+    drafts = [draft for article in _load(name) for draft in article.drafts]
     honest = [draft for draft in drafts if draft.honest]
     rejected = [draft for draft in drafts if not draft.honest]
     kinds = Counter(draft.tags[0] for draft in rejected)
@@ -43,8 +51,9 @@ def test_both_label_classes_every_rejected_kind_and_every_honest_tag_are_present
         assert kinds[kind] >= 12, kind
 
 
-def test_every_article_has_four_honest_and_four_rejected_drafts_with_one_short_and_one_swap() -> None:
-    for article in _load():
+@pytest.mark.parametrize("name", CHECKED)
+def test_every_article_has_four_honest_and_four_rejected_drafts_with_one_short_and_one_swap(name: str) -> None:
+    for article in _load(name):
         honest = sum(draft.honest for draft in article.drafts)
         kinds = Counter(draft.tags[0] for draft in article.drafts if not draft.honest)
 
@@ -53,29 +62,32 @@ def test_every_article_has_four_honest_and_four_rejected_drafts_with_one_short_a
         assert (kinds["short"], kinds["swap"]) == (1, 1), article.name
 
 
-def test_every_article_is_article_length_with_its_posting_business_named() -> None:
-    for article in _load():
+@pytest.mark.parametrize("name", CHECKED)
+def test_every_article_is_article_length_with_its_posting_business_named(name: str) -> None:
+    for article in _load(name):
         words = len(article.source.body.split())
 
         assert 250 <= words <= 320, (article.name, words)
         assert article.source.own_names, article.name
 
 
-def test_the_articles_are_new_not_copies_from_the_older_sets() -> None:
-    articles = _load()
+@pytest.mark.parametrize("name", CHECKED)
+def test_the_articles_are_new_not_copies_from_the_older_sets(name: str) -> None:
+    articles = _load(name)
     titles = {article.source.title for article in articles}
-    older = {article.source.title for name in OLDER_SETS for article in general_set_load(data_dir=DATA_DIR / name)}
+    older = {article.source.title for other in SETS[: SETS.index(name)] for article in _load(other)}
 
     assert titles.isdisjoint(older)
     assert len(titles) == len(articles)
 
 
-def test_the_readme_counts_are_the_sets_counts() -> None:
-    articles = _load()
+@pytest.mark.parametrize("name", CHECKED)
+def test_the_readme_counts_are_the_sets_counts(name: str) -> None:
+    articles = _load(name)
     drafts = [draft for article in articles for draft in article.drafts]
     kinds = Counter(draft.tags[0] for draft in drafts if not draft.honest)
     tags = Counter(tag for draft in drafts if draft.honest for tag in draft.tags)
-    readme = (SET_DIR / "README.md").read_text(encoding="utf-8")
+    readme = (DATA_DIR / name / "README.md").read_text(encoding="utf-8")
 
     assert f"{len(drafts)} drafts over {len(articles)} articles" in readme
     for kind in REJECTED_KINDS:
