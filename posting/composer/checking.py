@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from posting.composer.extractive import FACEBOOK, INSTAGRAM, ComposedPost, compose_extractive
+from posting.composer.extractive import FACEBOOK, INSTAGRAM, ComposedPost, compose_extractive, voice_for_platform
 from posting.composer.llm_composer import compose_with_llm_gated
 from posting.composer.relevance import BusinessTopic, relevance_score, topic_build
 from posting.gate.core import NO_SUBSTANCE, gate_evaluate
@@ -34,7 +34,6 @@ PLATFORMS = (FACEBOOK, INSTAGRAM)
 MAX_FILE_BYTES = 2 * 1024 * 1024
 # Characters no text file holds (binary data read as Windows-1252).
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-BORROWED_HABITS = ("post_count", "person", "person_rate", "you_rate", "punctuation")
 
 
 class CheckInputError(ValueError):
@@ -134,13 +133,11 @@ def business_topic(business: BusinessFile, *, vocabularies: bool = True) -> Busi
 
 
 def business_stats(business: BusinessFile, platform: str) -> dict[str, Any]:
-    """The voice on ``platform``; a platform with no posts borrows how the business speaks elsewhere."""
+    """The voice on ``platform``, with what it borrows from the business's other platforms
+    (extractive.voice_for_platform: everything when it has no posts, else only the person)."""
     posts = business.posts(platform)
-    if posts:
-        return voice_stats(posts)
-    other = next((business.posts(p) for p in PLATFORMS if p != platform and business.posts(p)), [])
-    stats = voice_stats(other) if other else {}
-    return {key: stats[key] for key in BORROWED_HABITS if key in stats}
+    others = [voice_stats(business.posts(p)) for p in PLATFORMS if p != platform and business.posts(p)]
+    return voice_for_platform(voice_stats(posts) if posts else None, others)
 
 
 def relevance_rank(

@@ -115,13 +115,37 @@ class VoiceTraits:
     target_chars: int
 
 
+# How the business speaks, which holds across platforms: a platform with no voice of its own
+# borrows these from another (never its emoji, hashtags or sign-off: those are per platform).
+BORROWED_HABITS = ("post_count", "person", "person_rate", "you_rate", "punctuation")
+
+
+def voice_for_platform(stats: dict[str, Any] | None, others: list[dict[str, Any]]) -> dict[str, Any]:
+    """The voice to compose with on one platform, given the voices learned on the others.
+
+    A platform with no posts borrows BORROWED_HABITS from another. A platform whose posts never
+    name the business ("Forty-two knives 🙌 #keenedge") borrows only the person ("we"/"I")
+    when another platform shows one: the business is still "we", its Instagram captions are
+    just too short to say so, and a draft in its voice may ("This one caught our eye.").
+    """
+    donors = [other for other in others if other]
+    if not stats:
+        return {key: donors[0][key] for key in BORROWED_HABITS if key in donors[0]} if donors else {}
+    if float(stats.get("person_rate") or 0) > 0:
+        return stats
+    for other in donors:
+        if other.get("person") and float(other.get("person_rate") or 0) >= HABIT_RARE:
+            return {**stats, "person": other["person"], "person_rate": other["person_rate"]}
+    return stats
+
+
 def voice_traits(
     *, stats: dict[str, Any], platform: str, seed: int = 0, article_words: set[str] | None = None
 ) -> VoiceTraits:
     """Follow each habit always, never, or in its share of drafts (the same draft, the same choice)."""
     n = stats.get("post_count") or 0
     person = str(stats.get("person") or "") if n else ""
-    if person and float(stats.get("person_rate", 1.0)) < HABIT_RARE * 3:
+    if person and float(stats.get("person_rate", 1.0)) < HABIT_RARE:
         person = ""
     you = n > 0 and _follows(float(stats.get("you_rate", 0)), seed, 1)
     question = n > 0 and _follows(float((stats.get("punctuation") or {}).get("question_rate", 0)), seed, 2)

@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Account, Platform
-from posting.composer.extractive import ComposedPost, compose_extractive
+from posting.composer.extractive import ComposedPost, compose_extractive, voice_for_platform
 from posting.composer.llm_composer import compose_with_llm_gated
 from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
 from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
@@ -38,8 +38,6 @@ ARTICLE_MAX_AGE = timedelta(days=3)
 ARTICLES_PER_RUN = 50
 # A story drafted this recently is not drafted again from another outlet or day.
 STORY_MEMORY = timedelta(days=14)
-# How the business speaks, which holds across platforms (see _borrowed_voice).
-BORROWED_HABITS = ("post_count", "person", "person_rate", "you_rate", "punctuation")
 
 
 def drafts_compose_dispatch() -> dict[str, int]:
@@ -276,7 +274,10 @@ def _compose(
     The model gets one retry told the gate's reasons; a post that fails the gate twice is
     never shown to anyone: the offline composer's draft is used instead.
     """
-    stats = profile.stats if profile else _borrowed_voice(profiles)
+    stats = voice_for_platform(
+        profile.stats if profile else None,
+        [other.stats for other in profiles.values() if other is not profile and isinstance(other.stats, dict)],
+    )
     usage: LLMUsage | None = None
     fallback_reason = ""
     if run.use_llm and run.llm_unavailable:
@@ -316,15 +317,6 @@ def _with_donts(style_guide: str, donts: list[str]) -> str:
         return style_guide
     lines = "\n".join(f"- {reason}" for reason in donts)
     return f"{style_guide}\nDON'T (the business rejected earlier drafts for these reasons):\n{lines}".strip()
-
-
-def _borrowed_voice(profiles: dict[str, VoiceProfile]) -> dict[str, Any]:
-    """A platform with no voice yet borrows how the business speaks on another one (person,
-    "you", questions), never its emoji, hashtags or sign-off: those are per platform."""
-    other = next(iter(profiles.values()), None)
-    if other is None or not isinstance(other.stats, dict):
-        return {}
-    return {key: other.stats[key] for key in BORROWED_HABITS if key in other.stats}
 
 
 def _ranked(articles: list[Article], *, topic: BusinessTopic) -> list[tuple[Article, Relevance]]:

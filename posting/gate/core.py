@@ -709,11 +709,18 @@ def _has_verb(tokens: Sequence[Token], sentence: str) -> bool:
 def _business_is_subject(sentence: str, own_names: Sequence[str]) -> bool:
     """The sentence opens with the business: "We...", "Our team...", "Harbour Bikes...",
     "At Harbour Bikes we..."."""
-    opening = CTA_LEAD.sub("", sentence.strip()).lstrip(DASHES).lower()
-    opening = re.sub(r"^(?:here |all of us )?at ", "", opening)
-    if re.match(r"(?:we|i|our|my)\b", opening):
+    opening = CTA_LEAD.sub("", sentence.strip()).lstrip(DASHES)
+    opening = re.sub(r"^(?:here |all of us )?at ", "", opening, flags=re.IGNORECASE)
+    if re.match(r"(?:we|i|our|my)\b", opening, flags=re.IGNORECASE):
         return True
-    return any(opening.startswith(name) for name in _own_name_forms(own_names))
+    # A whole name, not its start ("Spoke" does not open "Spokes are..."), and a short form only
+    # as written: "Garden centres will no longer..." is the trade, not "Garden Centre" for
+    # "Fernbrook Garden Centre".
+    for name in {_stripped_name(name) for name in own_names if name.strip()}:
+        flags = 0 if isinstance(name, ShortName) else re.IGNORECASE
+        if re.match(rf"[@#]?{re.escape(name)}(?:['\u2019]s)?(?!\w)", opening, flags=flags):
+            return True
+    return False
 
 
 def _names_business(text: str, own_names: Sequence[str]) -> bool:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
 
-from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive
+from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive, voice_for_platform
 from posting.composer.relevance import (
     RELEVANT_MIN,
     STOPWORDS,
@@ -646,3 +647,35 @@ def test_three_trade_words_as_evidence_carry_a_diluted_article_further_than_two(
     assert warned.score < florist.threshold * STRONG_MATCH_FACTOR
     assert warned.relevant, warned
     assert not relevance_score(topic=florist, title="Vets warn cat owners over lilies", body=lilies(12)).relevant
+
+
+def test_a_platform_whose_captions_never_say_we_borrows_the_businesss_we() -> None:
+    # The business is "we" on Facebook; its Instagram captions are too short to say so.
+    facebook = voice_stats(["We counted forty-two knives today 🙌", "Back on Thursday, we'll be by the church 🚐"] * 3)
+    instagram = voice_stats(["Forty-two knives 🙌 #keenedge", "Salon day 😎 #keenedge", "Van life 🚐 #keenedge"] * 3)
+    stats = voice_for_platform(instagram, [facebook])
+    assert stats["person"] == "we"
+    # Only the person is borrowed: Instagram keeps its own hashtags and emoji.
+    assert stats["hashtags"] == instagram["hashtags"] and stats["emoji"] == instagram["emoji"]
+    post = compose_extractive(title=TITLE, body=BODY, platform="instagram", stats=stats)
+    assert post is not None
+    assert re.search(r"\b(?:we|our|us)\b", post.text, flags=re.IGNORECASE)
+    assert not re.search(r"\b(?:I|my)\b", post.text)
+
+
+def test_a_business_that_never_names_itself_anywhere_stays_third_person() -> None:
+    third = voice_stats(["Fresh oyster mushrooms are in this week.", "The cellar is at 12 degrees."] * 4)
+    stats = voice_for_platform(third, [third])
+    assert stats["person"] == ""
+    post = compose_extractive(title=TITLE, body=BODY, platform="facebook_page", stats=stats)
+    assert post is not None
+    assert not re.search(r"\b(?:we|our|us|I|my)\b", post.text, flags=re.IGNORECASE)
+
+
+def test_one_post_in_ten_saying_we_is_still_a_we_business() -> None:
+    posts = ["We counted forty-two knives 🙌"] + ["Stanway, sunny 😎"] * 9
+    stats = voice_stats(posts)
+    assert stats["person"] == "we" and stats["person_rate"] == pytest.approx(0.1)
+    post = compose_extractive(title=TITLE, body=BODY, platform="facebook_page", stats=stats)
+    assert post is not None
+    assert re.search(r"\b(?:we|our|us)\b", post.text, flags=re.IGNORECASE)

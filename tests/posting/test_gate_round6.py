@@ -168,3 +168,24 @@ def test_the_articles_only_weekday_may_stand_beside_another_fact(body: str, draf
     result = gate_evaluate(text=draft, title=RESERVE_TITLE, body=body, own_names=["Brackwell Ramblers"])
 
     assert result.verdict == verdict, result.reason
+
+
+def test_a_trade_noun_that_shares_words_with_the_business_name_is_not_the_business() -> None:
+    # "Garden Centre" is a short form of "Fernbrook Garden Centre" only as written: "Garden
+    # centres will no longer..." is the article's own sentence about the trade, not the business.
+    title = "Peat compost sales to end next year"
+    body = (
+        "Garden centres and shops will no longer be allowed to sell peat-based compost to amateur "
+        "gardeners from 1 September next year, the environment department has confirmed."
+    )
+    names = ["Fernbrook Garden Centre", "@fernbrookgc"]
+    sentence = body
+    assert (
+        gate_evaluate(text=f"One we think you'll enjoy.\n\n{sentence}", title=title, body=body, own_names=names).verdict
+        == PASSED
+    )
+    # The business as a sentence's subject still needs an article that names it.
+    claim = "Fernbrook Garden Centre will stop selling peat-based compost from 1 September next year."
+    held = gate_evaluate(text=claim, title=title, body=body, own_names=names)
+    assert held.verdict == REJECTED
+    assert "about the business itself" in held.claims[0].reason
