@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 COMPOSE = Path(__file__).resolve().parent / "data" / "compose"
-SPLITS = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8"]
+SPLITS = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
 PLATFORM_POSTS = {"facebook_page": "facebook_posts", "instagram": "instagram_posts"}
@@ -109,8 +109,9 @@ HELD_OUT_SHAPES = [
     ("blind6", 50, (6, 9), 17, 3, "hendry-farriery", "stowford-pest-control"),
     ("blind7", 50, (7, 9), 17, 3, "gilt-and-glass", "ridgeline-scaffolding"),
     ("blind8", 50, (7, 9), 17, 3, "button-and-batten", "leaf-and-lantern-tea"),
+    ("blind9", 50, (7, 9), 17, 3, "reed-and-spar", "hallam-and-sons"),
 ]
-SPLIT_ORDER = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8"]
+SPLIT_ORDER = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"]
 
 
 @pytest.mark.parametrize(
