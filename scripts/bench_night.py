@@ -32,6 +32,7 @@ import multiprocessing
 import os
 import random
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -376,6 +377,11 @@ def main() -> None:
         default="",
         help="write cProfile stats to DIR: the workers' tasks (sampled, one at a time per process) and the approvals",
     )
+    parser.add_argument(
+        "--keep-work",
+        action="store_true",
+        help="keep the run's folder (worker and sandbox logs, the sandbox's state); kept anyway when the run fails",
+    )
     args = parser.parse_args()
     FAULTS.on = args.faults
     if args.graph_throttle:
@@ -435,9 +441,11 @@ def main() -> None:
     connection.settings_dict.setdefault("TEST", {})["NAME"] = f"{old_name}_bench_night"
     connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     workers: list[subprocess.Popen[bytes]] = []
+    finished = False
     try:
         _wait_http(f"{graph}/_sandbox/now")
         report = night(args, served=served, graph=graph, work=work, workers=workers)
+        finished = True
     finally:
         for worker in workers:
             if worker.poll() is None:
@@ -451,6 +459,15 @@ def main() -> None:
         stop.set()
         connection.close()
         connection.creation.destroy_test_db(old_name, verbosity=0)
+        # The logs are what explains a failed run; a finished one leaves nothing behind.
+        if finished and not args.keep_work:
+            try:
+                sandbox.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                sandbox.kill()
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"bench_night: the run's logs are in {work}", file=sys.stderr)
     feed_requests = hits.get(timeout=60)
     site.join(timeout=10)
     report["feed_fetches"] = sum(1 for path in feed_requests if path.startswith("/feeds/"))

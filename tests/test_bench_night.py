@@ -17,11 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.worker, pytest.mark.timeout(600)]
 
 
-def test_a_tiny_night_lands_every_approved_post_once_and_reads_each_feed_once() -> None:
+def test_a_tiny_night_lands_every_approved_post_once_and_reads_each_feed_once(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "scripts/bench_night.py", "--accounts", "10", "--feeds", "4", "--json"],
         cwd=ROOT,
-        env=dict(os.environ),
+        # Its own temp folder, to see that a finished run leaves nothing behind.
+        env={**os.environ, "TMPDIR": str(tmp_path)},
         capture_output=True,
         text=True,
         timeout=540,
@@ -49,3 +50,4 @@ def test_a_tiny_night_lands_every_approved_post_once_and_reads_each_feed_once() 
     assert (elapsed - 0.005) / (floor + 0.005) - 0.005 <= night["ratio"] <= (elapsed + 0.005) / (floor - 0.005) + 0.005
     assert set(night["stages"]) == {"research", "compose", "gate", "approve", "publish", "reconcile"}
     assert len(night["worker_peak_rss_mb"]) == 2
+    assert not list(tmp_path.glob("bench-night-*")), "a finished run removes its folder"
