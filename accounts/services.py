@@ -9,8 +9,11 @@ expired link raises ``InviteUnusable`` and changes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
+import threading
+import time
 import zoneinfo
 from dataclasses import dataclass
 from datetime import timedelta
@@ -18,6 +21,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email, validate_slug
@@ -255,3 +259,42 @@ def account_create(*, name: str, slug: str, timezone_name: str) -> Account:
             return Account.objects.create(name=name, slug=slug, timezone=timezone_name)
     except IntegrityError:
         raise TeamChangeRefused(f"The slug {slug!r} is taken; pick another.") from None
+
+
+# Password reset emails per address per hour; beyond it the form answers the same and sends
+# nothing (a soft limit against mail-bombing someone, never an oracle). Counted in the cache
+# (Redis, shared by every process, when configured).
+RESET_EMAILS_PER_HOUR = 3
+RESET_WINDOW_S = 3600
+# While the cache cannot be reached, each process counts on its own: the limit then holds per
+# process (a few times RESET_EMAILS_PER_HOUR across workers) instead of not at all. Bounded, so
+# a flood of addresses cannot grow it without end.
+RESET_LOCAL_MAX_ADDRESSES = 10_000
+_reset_local: dict[str, list[float]] = {}
+_reset_local_lock = threading.Lock()
+
+
+def password_reset_email_allowed(email: str) -> bool:
+    """May one more reset email go to ``email`` this hour? Counts this request."""
+    key = "landed:reset:" + hashlib.sha256(email.strip().lower().encode()).hexdigest()
+    cache.add(key, 0, timeout=RESET_WINDOW_S)
+    try:
+        sent = cache.incr(key)
+    except ValueError as exc:
+        # config/cache.py chains the Redis error when the cache is unreachable; a bare
+        # ValueError is the key expiring between add and incr, a first email.
+        sent = _reset_counted_here(key) if exc.__cause__ is not None else 1
+    return sent <= RESET_EMAILS_PER_HOUR
+
+
+def _reset_counted_here(key: str) -> int:
+    now = time.monotonic()
+    with _reset_local_lock:
+        recent = [at for at in _reset_local.pop(key, []) if now - at < RESET_WINDOW_S]
+        recent.append(now)
+        _reset_local[key] = recent  # popped and set again: now the newest in insertion order
+        if len(_reset_local) > RESET_LOCAL_MAX_ADDRESSES:
+            # Least recently asked first (dicts keep insertion order).
+            for stale in list(_reset_local)[: len(_reset_local) - RESET_LOCAL_MAX_ADDRESSES]:
+                del _reset_local[stale]
+        return len(recent)

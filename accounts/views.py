@@ -7,14 +7,12 @@ owner's (``Role.may_change_settings``): anyone else gets 403 whatever they post.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -31,10 +29,6 @@ from accounts.selectors import invites_pending, member_may_change_settings, team
 
 # The invite link's token, kept in the session between the emailed link and the accept page.
 INVITE_SESSION_KEY = "landed_invite_token"
-# Password reset emails per address per hour; beyond it the form answers the same and sends
-# nothing (the cache: Redis, shared by every process, when configured; a soft limit against
-# mail-bombing someone, never an oracle).
-RESET_EMAILS_PER_HOUR = 3
 
 
 def _require_owner(request: AuthenticatedHttpRequest, account: Account) -> None:
@@ -202,13 +196,6 @@ class PasswordResetView(auth_views.PasswordResetView):
     subject_template_name = "accounts/email/password_reset_subject.txt"
 
     def form_valid(self, form: Any) -> HttpResponse:
-        email = form.cleaned_data["email"].strip().lower()
-        key = "landed:reset:" + hashlib.sha256(email.encode()).hexdigest()
-        cache.add(key, 0, timeout=3600)
-        try:
-            sent = cache.incr(key)
-        except ValueError:  # expired between add and incr
-            sent = 1
-        if sent > RESET_EMAILS_PER_HOUR:
+        if not services.password_reset_email_allowed(form.cleaned_data["email"]):
             return redirect(self.get_success_url())
         return super().form_valid(form)

@@ -67,3 +67,33 @@ def test_a_burst_of_requests_for_one_address_sends_at_most_three() -> None:
 
     assert answers == {"/password-reset/sent/"}
     assert len(mail.outbox) == 3
+
+
+def test_while_the_cache_is_unreachable_a_burst_is_still_limited_in_each_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given the cache's Redis down (a closed port), as config/cache.py degrades: reads miss,
+    # writes are skipped and incr cannot count
+    import socket
+
+    from django.test import override_settings
+
+    from accounts import services
+
+    monkeypatch.setattr(services, "_reset_local", {})
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    down = {
+        "default": {
+            "BACKEND": "config.cache.ReusedClientRedisCache",
+            "LOCATION": f"redis://127.0.0.1:{closed}/0",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    User.objects.create_user(username="pat", email="pat@example.com", password="x")
+    with override_settings(CACHES=down):
+        answers = {(_ask(Client(), "pat@example.com")["Location"]) for _ in range(6)}
+    # then the answer is the same, and this process sent no more than the hourly limit
+    assert answers == {"/password-reset/sent/"}
+    assert len(mail.outbox) == services.RESET_EMAILS_PER_HOUR
