@@ -378,7 +378,9 @@ def main() -> int:
                 for name in set(unit.held_by):
                     counts[name] = counts.get(name, 0) + 1
             only_wording = sum(_liftable(unit) for unit in held_units)
-            shown = ", ".join(f"{name} {count}" for name, count in sorted(counts.items(), key=lambda kv: -kv[1]))
+            shown = ", ".join(
+                f"{name} {count}" for name, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
             print(
                 f"{group:14} {'honest' if honest else 'negative':8} held {len(held_units):3}; "
                 f"held by wording only {only_wording:3}; {shown}"
