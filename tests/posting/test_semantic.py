@@ -61,3 +61,14 @@ def test_a_missing_model_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> No
     assert semantic.available() is False
     with pytest.raises(semantic.SemanticModelMissing, match="could not be read"):
         semantic._load()
+
+
+def test_word_vectors_are_the_texts_words_in_context() -> None:
+    words = semantic.word_vectors("The Café opened; it sells coffee.")
+    assert [word for word, _ in words] == ["the", "cafe", "opened", ";", "it", "sells", "coffee", "."]
+    assert all(np.isclose(np.linalg.norm(vector), 1.0, atol=1e-5) for _, vector in words)
+    # The same word reads differently in another sentence: the vectors are contextual.
+    river = dict(semantic.word_vectors("They sat on the bank of the river and fished."))["bank"]
+    money = dict(semantic.word_vectors("She paid the cheque into her account at the bank."))["bank"]
+    loan = dict(semantic.word_vectors("The bank approved the loan for the new shop."))["bank"]
+    assert float(money @ loan) > float(money @ river) + 0.05
