@@ -1104,7 +1104,7 @@ def _claim_judge_one(
     )
     unsettled = [candidate for candidate, failure in failures if failure.unsettled]
     if judge is None and unsettled and not any(failure.contradiction for _, failure in failures):
-        # Only the wording is in doubt: the meaning layer may settle it (posting/gate/meaning.py).
+        # Only the wording is in doubt: a meaning layer may settle it (_settle_by_meaning).
         settled = _settle_by_meaning(claim, source, [pair for pair in failures if pair[1].unsettled])
         if settled is not None:
             return settled
