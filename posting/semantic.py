@@ -120,10 +120,12 @@ def _read_model() -> _Model:
         start, end = info["data_offsets"]
         array = np.frombuffer(blob, dtype="<f4", count=(end - start) // 4, offset=base + start)
         weights[name] = array.reshape(info["shape"])
-    # Linear layers are stored [out, in]; transposed once here so the forward pass is x @ W.
+    # Linear layers are stored [out, in]. They are transposed as views (``.T``), not copied: BLAS
+    # reads either layout as fast (measured), and a copy would hold the encoder twice in memory
+    # in every worker process (the weights are views into ``blob``, ~90 MB, held once).
     for name in list(weights):
         if name.endswith(".weight") and name.startswith("encoder.") and "LayerNorm" not in name:
-            weights[name] = np.ascontiguousarray(weights[name].T)
+            weights[name] = weights[name].T
     vocab = tokenizer["model"]["vocab"]
     logger.debug("semantic model loaded: %d tensors, %d word pieces", len(weights), len(vocab))
     return _Model(vocab=vocab, weights=weights)
