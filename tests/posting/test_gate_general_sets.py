@@ -1,5 +1,5 @@
 """The generalisation sets written after the first two (tests/data/gate_general3/ to
-gate_general6/) are complete and load with the project's loader: one table, one set a row.
+gate_general7/) are complete and load with the project's loader: one table, one set a row.
 
 These tests check each set's shape only and never run the gate. Each set was written by someone
 who never read the gate, held out, and scored once before and once after a round of gate
@@ -19,7 +19,15 @@ from posting.gate.generalisation import HONEST_TAGS, REJECTED_KINDS, GeneralArti
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 # Oldest first: each set's articles must be new to every set before it.
-SETS = ("gate_general", "gate_general2", "gate_general3", "gate_general4", "gate_general5", "gate_general6")
+SETS = (
+    "gate_general",
+    "gate_general2",
+    "gate_general3",
+    "gate_general4",
+    "gate_general5",
+    "gate_general6",
+    "gate_general7",
+)
 CHECKED = SETS[2:]
 
 
