@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 
 import pytest
+from django.conf import global_settings
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, override_settings
 
 from accounts.models import Account
 from config.celery_app import app as celery_app
@@ -22,6 +24,31 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.write_line(f"killed {len(killed)} Celery worker(s) an earlier run left behind: pids {killed}")
+
+
+# Django's default PBKDF2 (1.2 million iterations) costs ~0.3 s of CPU per hash, and most tests
+# create a member (or sign one in): hashing was the largest part of the suite's time. Tests hash
+# with MD5 instead; PBKDF2 stays listed so a hash written by a product process a test starts
+# (landed_run, a Celery worker) still verifies here. Only this test process changes: the product
+# and the processes tests start keep Django's default hashers.
+TEST_PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.MD5PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hasher() -> Iterator[None]:
+    with override_settings(PASSWORD_HASHERS=TEST_PASSWORD_HASHERS):
+        yield
+
+
+@pytest.fixture
+def product_password_hasher() -> Iterator[None]:
+    """Hash as the product does, for a test whose user signs in inside a process it starts:
+    that process has only Django's default hashers and cannot check an MD5 hash."""
+    with override_settings(PASSWORD_HASHERS=global_settings.PASSWORD_HASHERS):
+        yield
 
 
 @pytest.fixture

@@ -99,6 +99,7 @@ print(page.status_code, answer.status_code, answer.get("Location"), page.get("St
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("product_password_hasher")  # the owner signs in inside a production process
 def test_a_login_behind_a_tls_proxy_with_the_documented_configuration_is_accepted() -> None:
     User.objects.create_user(username="owner", password="a long enough password")
     # The documented hosts (db, redis) are compose's: here, the test run's own database and Redis
