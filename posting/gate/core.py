@@ -884,10 +884,11 @@ class SourceText:
 
     @functools.cached_property
     def key_neighbours(self) -> dict[str, list[tuple[str, str]]]:
-        """For each number and name of the body, the words right before and after it, wherever
-        it stands: built once per article, on the first claim that needs it."""
+        """For each number, name and date of the article (its headline too: the headline's "over-65s
+        class" names the class as the body's sentences may not), the words right before and after
+        it, wherever it stands: built once per article, on the first claim that needs it."""
         neighbours: dict[str, list[tuple[str, str]]] = {}
-        for sentence_tokens in self.tokens[1:]:
+        for sentence_tokens in self.tokens:
             words = [token for token in sentence_tokens if (token.content or token.key) and not token.derived]
             for index, token in enumerate(words):
                 if token.key:
@@ -901,9 +902,10 @@ class SourceText:
 
     @functools.cached_property
     def key_contexts(self) -> dict[str, list[frozenset[str]]]:
-        """For each number and name of the body, the ordinary words within KEY_CONTEXT words of it."""
+        """For each number, name and date of the article, headline included, the ordinary words
+        within KEY_CONTEXT words of it."""
         contexts: dict[str, list[frozenset[str]]] = {}
-        for sentence_tokens in self.tokens[1:]:
+        for sentence_tokens in self.tokens:
             words = [token for token in sentence_tokens if (token.content or token.key) and not token.derived]
             for index, token in enumerate(words):
                 if token.key:
@@ -1388,11 +1390,12 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
 def _said_elsewhere(
     key: Token, claim_tokens: Sequence[Token], source: SourceText, evidence_tokens: Sequence[Token]
 ) -> bool:
-    """A number or name the claim takes from another sentence of the article, where it is
-    attached to the same word: "Eighty-six other entries" from "beat 86 other entries", "about
+    """A number, name or date the claim takes from another sentence of the article, where it is
+    attached to the same word: "Eighty-six other entries" from "beat 86 other entries", "the
+    Wednesday evening classes" from "an evening class every Wednesday", "about
     9k reclaimed Welsh slates" from "about 9,000 reclaimed Welsh slates". A number moved to
     another thing ("12 electric bikes" where the article has "12 charging points") is not."""
-    if key.derived or key.guessed or key.kind not in {NUMBER, PROPER, MODEL}:
+    if key.derived or key.guessed or key.kind not in {NUMBER, PROPER, MODEL, DATE}:
         return False
     words = [token for token in claim_tokens if (token.content or token.key) and not token.derived]
     places = [index for index, token in enumerate(words) if token.norm == key.norm]
@@ -1407,23 +1410,40 @@ def _said_elsewhere(
     if not (following or preceding):
         return False
     # Where the evidence gives that same word another number ("Eastfield, which recycles 57%"),
-    # the claim's number contradicts it, wherever else the article uses it.
+    # the claim's number contradicts it, wherever else the article uses it. A name or date beside
+    # a number is no such word: "Saturday 23 January" gives the month a day, not another time
+    # for "January, 10am to 2pm".
     evidence_words = [token for token in evidence_tokens if (token.content or token.key) and not token.derived]
     for index, token in enumerate(evidence_words):
         neighbours = evidence_words[index - 1 : index] + evidence_words[index + 1 : index + 2]
-        if token.norm in {preceding, following} and any(
-            other.kind == key.kind and other.norm != key.norm for other in neighbours
+        if (
+            token.norm in {preceding, following}
+            and not token.key
+            and any(other.kind == key.kind and other.norm != key.norm for other in neighbours)
         ):
             return False
+    following_key = place + 1 < len(words) and words[place + 1].key
+    preceding_key = place > 0 and words[place - 1].key
     for before, after in source.key_neighbours.get(key.norm, ()):
         if (not following or following == after) and (not preceding or preceding == before):
+            return True
+        # Two figures side by side are one fact ("10am to 2pm", "£18 to £95"): where the article
+        # writes the same two together, the pair is said there, whatever the claim puts around it.
+        if (following_key and following == after) or (preceding_key and preceding == before):
             return True
     if KEY_CONTEXT == 0:
         return False
     # The claim's evidence window may reach one more sentence anywhere in the article: the
     # number or name stands there near the word it stands beside in the claim ("12 seats"
     # from "...has twelve listening seats"), not beside something else.
+    # The claim's side of that window reaches as far as the article's, so that one shared word
+    # two places off counts on both sides ("58 choir members" and "the choir's 58 members").
     near = {preceding, following} - {""}
+    near |= {
+        word.norm
+        for word in words[max(0, place - KEY_CONTEXT) : place + KEY_CONTEXT + 1]
+        if not word.key and not _is_light(word)
+    }
     return any(near & context for context in source.key_contexts.get(key.norm, ()))
 
 
@@ -1946,8 +1966,13 @@ def _negation_mismatch(
     # fixed" for "could not be mended") is the same "not".
     negated_words = [token for token in evidence_tokens if token.norm in evidence_negated and token.kind == WORD]
     by_norm = {token.norm: token for token in claim_tokens}
+    ended = _ended_scopes(claim_tokens) if _told_as_before(evidence_tokens) else []
     for scope in claim_scopes:
         shared = (scope - claim_plain) & evidence_all
+        if scope in ended:
+            # "No more 70-minute drive" where the article says "until now ... a 70-minute
+            # drive": the claim says what the news ends, which the article says was so.
+            continue
         if not shared or scope & evidence_negated or scope & article_negated:
             # Negated here too, or negated in another sentence of the article ("never made
             # sense" said in the next sentence): the evidence nearest the claim lacks the
@@ -1969,6 +1994,45 @@ def _negation_mismatch(
 
 # How far a negation on the other side may stand from the words it shares with a claim's.
 _NEGATION_REACH = 4
+
+# What an article says of the way things were before its news: "until now", "had to", "ending
+# six years of", "during the closure", "will no longer".
+_BEFORE_NOW = (
+    ("until", "now"),
+    ("had", "to"),
+    ("used", "to"),
+    ("no", "longer"),
+    ("ending",),
+    ("during",),
+    ("previously",),
+)
+
+
+def _ended_scopes(tokens: Sequence[Token]) -> list[set[str]]:
+    """The words each "no more" of a claim governs ("No more 75-mile trips to Ayr"): the claim
+    says something stops, not that it never was."""
+    scopes, _ = _negation_scopes(tokens)
+    opened = [
+        index
+        for index, token in enumerate(tokens)
+        if token.kind == NEGATION
+        and token.raw.lower() == "no"
+        and index + 1 < len(tokens)
+        and tokens[index + 1].raw.lower() == "more"
+    ]
+    if not opened:
+        return []
+    ended: list[set[str]] = []
+    for scope_tokens in (_negation_scopes(tokens[index:])[0][:1] for index in opened):
+        ended.extend(scope for scope in scope_tokens if scope in scopes)
+    return ended
+
+
+def _told_as_before(evidence_tokens: Sequence[Token]) -> bool:
+    words = [token.raw.lower() for token in evidence_tokens]
+    return any(
+        tuple(words[index : index + len(marker)]) == marker for marker in _BEFORE_NOW for index in range(len(words))
+    )
 
 
 def _negation_scopes(tokens: Sequence[Token], *, reach: int = 2) -> tuple[list[set[str]], set[str]]:
@@ -2105,8 +2169,11 @@ def _role_swap(
                     continue  # "Seaview's Sandra Whitlow ... English": a name is not what roles turn on
                 if (kinds[a] != kinds[b] or kinds[a] == WORD) and not pivots[c]:
                     continue  # words trade roles around a verb; names and numbers around any word
-                if kinds[a] != kinds[b] and not shared[a].key:
-                    continue  # a fact and an ordinary word ("four classes went ... ask"): only reordered
+                if kinds[a] != kinds[b] and (not shared[a].key or NUMBER in (kinds[a], kinds[b])):
+                    # A fact and an ordinary word ("four classes went ... ask"), or a figure and
+                    # a name ("212 patients were treated at Harrow Street Dental"): a count is
+                    # no doer, so the two were only reordered.
+                    continue
                 if (
                     kinds[a] == WORD
                     and sentence_of is not None
