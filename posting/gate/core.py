@@ -513,7 +513,13 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         opening_words = re.sub(r"^(?:the\s+)", "", cleaned.lower())
         if felt != lowered or any(opening_words.startswith(name) for name in _own_name_forms(own_names)):
             felt = re.sub(r"^the\s+", "", felt if felt != lowered else lowered)
-            felt = re.sub(r"^(?:(?:is|are|am|was|were|so|just|really|truly|all)\s+)*", "", felt)
+            # "Cedar Falls Tourism says thank you", "The Sea Scouts send huge congratulations":
+            # saying or sending the feeling is the feeling.
+            felt = re.sub(
+                r"^(?:(?:is|are|am|was|were|so|just|really|truly|all|says?|sends?|a|huge|big|massive|heartfelt)\s+)*",
+                "",
+                felt,
+            )
     if felt != lowered and not has_number and _FEELING.match(felt):
         return "comment", None
     vocabulary = source.lower_vocabulary if source else frozenset()
@@ -595,6 +601,7 @@ _FEELING = re.compile(
     r"happy|chuffed|buzzing|ecstatic|overjoyed|so excited|excited|thrilled|delighted|proud|can'?t wait|cannot wait|"
     # Praise and thanks the business gives the article's people: its attitude, not a fact.
     r"pleased|glad|moved|salutes?|applauds?|thanks?|thank you|tips? (?:its|our|their) hats?|congratulates?|"
+    r"congratulations|congrats|well done|"
     r"cheering|cheers on)\b"
 )
 _ASIDE = re.compile(r"\s*\([^()]*!\)")
@@ -1573,6 +1580,28 @@ def _superlative_unsupported(claim_tokens: Sequence[Token], evidence_tokens: Seq
     return ""
 
 
+# The business thanking, congratulating or applauding the article's people ("Huge thanks from all
+# of us at ... to ...", "Calderbrook Hospital Charity thanks Winifred Dore, 94, who knitted 210
+# hats"): its own voice, not a fact the article must hold; what it thanks them for is checked.
+_BUSINESS_VOICE = frozenset(
+    {
+        "thank",
+        "thanks",
+        "thanking",
+        "congratulations",
+        "congratulate",
+        "congratulates",
+        "congrats",
+        "applaud",
+        "applauds",
+    }
+)
+
+
+def _business_voice(claim: Claim, token: Token) -> bool:
+    return claim.about_business and token.kind == WORD and _bare_word(token.raw) in _BUSINESS_VOICE
+
+
 def _coverage_failure(
     claim: Claim, source: SourceText, group: tuple[int, ...], evidence_tokens: Sequence[Token], *, clause: bool = False
 ) -> _Failure | None:
@@ -1593,7 +1622,7 @@ def _coverage_failure(
         weight = source.weight(token.norm)
         if token.key or token.norm in stems or (token.kind in {PROPER, MODEL} and token.norm in source.subjects):
             covered_weight += weight
-        elif _is_light(token) or token.raw.lower() in _PERMISSION:
+        elif _is_light(token) or token.raw.lower() in _PERMISSION or _business_voice(claim, token):
             continue
         elif token.kind == WORD and _paraphrased(token, evidence_words):
             covered_weight += weight

@@ -12,6 +12,9 @@ must still be held back.
 - "No more X" says that X ends; where the article tells X as the way things were ("until now",
   "during the closure", "had to"), it is no denial of the article.
 - "on top", "only 15 places" and a "first" closing a clause are no superlatives.
+- The business thanking or congratulating the article's people is its own voice: "X says thank
+  you" and "X sends congratulations" are feelings like "X thanks", and "thanks" in a claim about
+  the business is no fact the article must hold (what it thanks them for still is).
 
 The article and the drafts are made up for these tests.
 """
@@ -57,6 +60,10 @@ def gate(text: str, *, body: str = BODY) -> GateResult:
         # "on top", "only" before a number
         "Households earning less than 80% of the median income receive an extra $300 on top.",
         "Only 15 places at the first taster session!",
+        # the business's thanks
+        "Ironvale Strength has started a weekly strength class. Sprague Avenue Traders says thank you, Ironvale!",
+        "Millbrook Rovers beat Ashford Town. Sprague Avenue Traders send huge congratulations to the Rovers!",
+        "Thanks from Sprague Avenue Traders to the Valley Aging Fund for ten free places in the over-65 class.",
     ],
 )
 def test_an_honest_claim_the_hard_checks_misread_passes(draft: str) -> None:
@@ -86,6 +93,12 @@ def test_an_honest_claim_the_hard_checks_misread_passes(draft: str) -> None:
         ("Only 16 places at the first taster session!", "16"),
         # a real superlative the article does not give
         ("Households earning less than 80% of the median income receive the top $300 grant.", "top"),
+        # what the business thanks them for is still checked
+        (
+            "Thanks from Sprague Avenue Traders to the Valley Aging Fund for twelve free places in the over-65 class.",
+            "twelve",
+        ),
+        ("Sprague Avenue Traders says it paid for the equipment at Ironvale Strength.", "business"),
     ],
 )
 def test_the_one_word_change_is_still_held_back(draft: str, said: str) -> None:
