@@ -1443,8 +1443,9 @@ def _said_elsewhere(
     # The claim's evidence window may reach one more sentence anywhere in the article: the
     # number or name stands there near the word it stands beside in the claim ("12 seats"
     # from "...has twelve listening seats"), not beside something else.
-    # The claim's side of that window reaches as far as the article's, so that one shared word
-    # two places off counts on both sides ("58 choir members" and "the choir's 58 members").
+    # The claim's side of that window reaches as far as the article's, past a name or figure
+    # put in between: "its 1979 AS-3 bookshelf speaker" for the headline's "its 1979 bookshelf
+    # speaker".
     near = {preceding, following} - {""}
     near |= {
         word.norm
