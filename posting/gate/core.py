@@ -2246,6 +2246,10 @@ def _voice_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token])
             if not all(counts[t.norm] == 1 and other_counts.get(t.norm) == 1 for t in (verb, agent)):
                 continue
             verb_at, agent_at = other_position[verb.norm], other_position[agent.norm]
+            if verb_at + 1 in other_after_by:
+                # "twenty of them donated by the chess club" for "20 sets donated by the club":
+                # both sides give the act its agent with "by", in the same voice.
+                continue
             # "made by media students": every word of the agent's phrase follows the "by".
             in_agent_phrase = any(
                 start < agent_at
@@ -2287,10 +2291,22 @@ def _agents_exchanged(claim_tokens: Sequence[Token], evidence_tokens: Sequence[T
             and theirs.norm in claim_norms
             and agent.norm in evidence_norms
             # "made by media students" for "made by students on the media course": one agent
-            and not _phrase_after(claim_tokens, agent.norm) & _phrase_after(evidence_tokens, theirs.norm)
+            and not _agent_phrase(claim_tokens, agent.norm) & _agent_phrase(evidence_tokens, theirs.norm)
         ):
             return f'The article has it the other way round: "{verb.raw} by {theirs.raw}", not by "{agent.raw}".'
     return ""
+
+
+def _agent_phrase(tokens: Sequence[Token], first: str) -> set[str]:
+    """The phrase of ``first`` where it follows "by" ("donated by the chess club", not the
+    "chess sets" said before it), else where it first stands."""
+    for index, token in enumerate(tokens):
+        if token.norm != "by":
+            continue
+        following = next((other for other in tokens[index + 1 :] if other.content or other.key), None)
+        if following is not None and following.norm == first:
+            return _phrase_after(tokens[index + 1 :], first)
+    return _phrase_after(tokens, first)
 
 
 def _phrase_after(tokens: Sequence[Token], first: str) -> set[str]:

@@ -9,6 +9,8 @@ must still be held back.
   article may write together anywhere.
 - A count and a name do not trade roles: "212 patients were treated at Harrow Street Dental"
   is the article's "Harrow Street Dental treated 212 patients" reordered. Two names still do.
+- Both sides giving an act its agent with "by" ("twenty of them donated by the chess club" for
+  "20 sets donated by the club") is one voice, not an agent made into an object.
 - "No more X" says that X ends; where the article tells X as the way things were ("until now",
   "during the closure", "had to"), it is no denial of the article.
 - "on top", "only 15 places" and a "first" closing a clause are no superlatives.
@@ -36,7 +38,8 @@ Millbrook Rovers beat Ashford Town in the gym's five-a-side final.
 During the closure of the old hall, members trained 20 miles away in Kelso and cancelled a league.
 Households earning less than 80% of the median income receive an extra $300 for the class.
 Places at the first taster session are limited to 15.
-The gym also runs an evening class every Wednesday."""
+The gym also runs an evening class every Wednesday.
+The Sprague Avenue library will lend chess sets from January, with 20 sets donated by the club."""
 OWN_NAMES = ["Sprague Avenue Traders", "@spragueave"]
 
 
@@ -55,6 +58,8 @@ def gate(text: str, *, body: str = BODY) -> GateResult:
         "Ironvale Strength holds a free open day at the Sprague Avenue hall on Saturday 23 January, 10am to 2pm.",
         # a count and a name reordered
         "Two hundred and twelve patients were treated for free at Harrow Street Dental's annual care day.",
+        # "by" on both sides: the same voice
+        "From January the library will lend chess sets, twenty of them donated by the chess club.",
         # "no more" what the article tells as the way things were
         "No more 20-mile trips to Kelso for training!",
         # "on top", "only" before a number
@@ -89,6 +94,8 @@ def test_an_honest_claim_the_hard_checks_misread_passes(draft: str) -> None:
         ),
         # two names do trade roles
         ("Ashford Town beat Millbrook Rovers in the gym's five-a-side final.", "other way round"),
+        # the lender and the donor exchanged
+        ("From January the club will lend chess sets, twenty of them donated by the library.", "other way round"),
         # the number changed; "only" does not excuse it
         ("Only 16 places at the first taster session!", "16"),
         # a real superlative the article does not give
