@@ -1947,12 +1947,45 @@ def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str], evi
                 return f'The article says the opposite: "{token.raw}" where it has "{opposite}".'
         for opposite in OPPOSITES.get(token.norm, ()):
             if opposite in evidence_stems and opposite not in claim_stems and about_the_same(token, opposite):
+                if {token.norm, opposite} <= _SEQUENCE_WORDS and _clauses_turned(
+                    claim_tokens, index, evidence_tokens, opposite
+                ):
+                    continue
                 return f'The article says the opposite: "{token.raw}" where it has "{OPPOSITE_RAW[opposite]}".'
         # WordNet's antonyms of the word's lemmas ("cheaper" / "expensive", "closed" / "open").
         for opposite, word in antonym_words(_bare_word(token.raw)).items():
             if opposite in evidence_words and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{word}".'
     return ""
+
+
+# "A before B" says what "B after A" says.
+_SEQUENCE_WORDS = frozenset({"befor", "after"})
+
+
+def _clause_words(tokens: Sequence[Token], index: int, step: int) -> set[str]:
+    """The content words from ``index`` towards one end of its clause (a comma or a stop ends it)."""
+    words: set[str] = set()
+    at = index + step
+    while 0 <= at < len(tokens) and tokens[at].kind != BREAK:
+        if (tokens[at].content or tokens[at].key) and not tokens[at].derived and not _is_light(tokens[at]):
+            words.add(tokens[at].norm)
+        at += step
+    return words
+
+
+def _clauses_turned(claim_tokens: Sequence[Token], index: int, evidence_tokens: Sequence[Token], opposite: str) -> bool:
+    """ "trained in Bologna before opening in 2018" for "opened in 2018 after training in
+    Bologna": the two events change sides with the word, so the order of events is the same. A
+    claim that keeps the article's order and turns the word ("opened before training") is not."""
+    at = next((place for place, token in enumerate(evidence_tokens) if token.norm == opposite), None)
+    if at is None:
+        return False
+    claim_before, claim_after = _clause_words(claim_tokens, index, -1), _clause_words(claim_tokens, index, 1)
+    evidence_before, evidence_after = _clause_words(evidence_tokens, at, -1), _clause_words(evidence_tokens, at, 1)
+    crossed = claim_before & evidence_after, claim_after & evidence_before
+    kept = len(claim_before & evidence_before) + len(claim_after & evidence_after)
+    return all(crossed) and len(crossed[0]) + len(crossed[1]) > kept
 
 
 def _near_words(tokens: Sequence[Token], span: int = 5) -> dict[str, set[str]]:

@@ -11,6 +11,7 @@ must still be held back.
   is the article's "Harrow Street Dental treated 212 patients" reordered. Two names still do.
 - Both sides giving an act its agent with "by" ("twenty of them donated by the chess club" for
   "20 sets donated by the club") is one voice, not an agent made into an object.
+- "A before B" is "B after A": the two events change sides with the word.
 - "No more X" says that X ends; where the article tells X as the way things were ("until now",
   "during the closure", "had to"), it is no denial of the article.
 - "on top", "only 15 places" and a "first" closing a clause are no superlatives.
@@ -39,6 +40,7 @@ During the closure of the old hall, members trained 20 miles away in Kelso and c
 Households earning less than 80% of the median income receive an extra $300 for the class.
 Places at the first taster session are limited to 15.
 The gym also runs an evening class every Wednesday.
+Owner Tamsin Reed opened the gym in 2018 after qualifying as a physiotherapist in Leeds.
 The Sprague Avenue library will lend chess sets from January, with 20 sets donated by the club."""
 OWN_NAMES = ["Sprague Avenue Traders", "@spragueave"]
 
@@ -60,6 +62,8 @@ def gate(text: str, *, body: str = BODY) -> GateResult:
         "Two hundred and twelve patients were treated for free at Harrow Street Dental's annual care day.",
         # "by" on both sides: the same voice
         "From January the library will lend chess sets, twenty of them donated by the chess club.",
+        # the events change sides with "before" / "after"
+        "Tamsin Reed qualified as a physiotherapist in Leeds before opening the gym in 2018.",
         # "no more" what the article tells as the way things were
         "No more 20-mile trips to Kelso for training!",
         # "on top", "only" before a number
@@ -96,6 +100,8 @@ def test_an_honest_claim_the_hard_checks_misread_passes(draft: str) -> None:
         ("Ashford Town beat Millbrook Rovers in the gym's five-a-side final.", "other way round"),
         # the lender and the donor exchanged
         ("From January the club will lend chess sets, twenty of them donated by the library.", "other way round"),
+        # the order of events turned: "before" in the article's order
+        ("Tamsin Reed opened the gym in 2018 before qualifying as a physiotherapist in Leeds.", "opposite"),
         # the number changed; "only" does not excuse it
         ("Only 16 places at the first taster session!", "16"),
         # a real superlative the article does not give
