@@ -513,7 +513,13 @@ def _sentence_classify(raw: str, *, own_names: Sequence[str], source: SourceText
         opening_words = re.sub(r"^(?:the\s+)", "", cleaned.lower())
         if felt != lowered or any(opening_words.startswith(name) for name in _own_name_forms(own_names)):
             felt = re.sub(r"^the\s+", "", felt if felt != lowered else lowered)
-            felt = re.sub(r"^(?:(?:is|are|am|was|were|so|just|really|truly|all)\s+)*", "", felt)
+            # "Cedar Falls Tourism says thank you", "The Sea Scouts send huge congratulations":
+            # saying or sending the feeling is the feeling.
+            felt = re.sub(
+                r"^(?:(?:is|are|am|was|were|so|just|really|truly|all|says?|sends?|a|huge|big|massive|heartfelt)\s+)*",
+                "",
+                felt,
+            )
     if felt != lowered and not has_number and _FEELING.match(felt):
         return "comment", None
     vocabulary = source.lower_vocabulary if source else frozenset()
@@ -595,6 +601,7 @@ _FEELING = re.compile(
     r"happy|chuffed|buzzing|ecstatic|overjoyed|so excited|excited|thrilled|delighted|proud|can'?t wait|cannot wait|"
     # Praise and thanks the business gives the article's people: its attitude, not a fact.
     r"pleased|glad|moved|salutes?|applauds?|thanks?|thank you|tips? (?:its|our|their) hats?|congratulates?|"
+    r"congratulations|congrats|well done|"
     r"cheering|cheers on)\b"
 )
 _ASIDE = re.compile(r"\s*\([^()]*!\)")
@@ -884,10 +891,11 @@ class SourceText:
 
     @functools.cached_property
     def key_neighbours(self) -> dict[str, list[tuple[str, str]]]:
-        """For each number and name of the body, the words right before and after it, wherever
-        it stands: built once per article, on the first claim that needs it."""
+        """For each number, name and date of the article (its headline too: the headline's "over-65s
+        class" names the class as the body's sentences may not), the words right before and after
+        it, wherever it stands: built once per article, on the first claim that needs it."""
         neighbours: dict[str, list[tuple[str, str]]] = {}
-        for sentence_tokens in self.tokens[1:]:
+        for sentence_tokens in self.tokens:
             words = [token for token in sentence_tokens if (token.content or token.key) and not token.derived]
             for index, token in enumerate(words):
                 if token.key:
@@ -901,9 +909,10 @@ class SourceText:
 
     @functools.cached_property
     def key_contexts(self) -> dict[str, list[frozenset[str]]]:
-        """For each number and name of the body, the ordinary words within KEY_CONTEXT words of it."""
+        """For each number, name and date of the article, headline included, the ordinary words
+        within KEY_CONTEXT words of it."""
         contexts: dict[str, list[frozenset[str]]] = {}
-        for sentence_tokens in self.tokens[1:]:
+        for sentence_tokens in self.tokens:
             words = [token for token in sentence_tokens if (token.content or token.key) and not token.derived]
             for index, token in enumerate(words):
                 if token.key:
@@ -1388,11 +1397,12 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
 def _said_elsewhere(
     key: Token, claim_tokens: Sequence[Token], source: SourceText, evidence_tokens: Sequence[Token]
 ) -> bool:
-    """A number or name the claim takes from another sentence of the article, where it is
-    attached to the same word: "Eighty-six other entries" from "beat 86 other entries", "about
+    """A number, name or date the claim takes from another sentence of the article, where it is
+    attached to the same word: "Eighty-six other entries" from "beat 86 other entries", "the
+    Wednesday evening classes" from "an evening class every Wednesday", "about
     9k reclaimed Welsh slates" from "about 9,000 reclaimed Welsh slates". A number moved to
     another thing ("12 electric bikes" where the article has "12 charging points") is not."""
-    if key.derived or key.guessed or key.kind not in {NUMBER, PROPER, MODEL}:
+    if key.derived or key.guessed or key.kind not in {NUMBER, PROPER, MODEL, DATE}:
         return False
     words = [token for token in claim_tokens if (token.content or token.key) and not token.derived]
     places = [index for index, token in enumerate(words) if token.norm == key.norm]
@@ -1407,23 +1417,41 @@ def _said_elsewhere(
     if not (following or preceding):
         return False
     # Where the evidence gives that same word another number ("Eastfield, which recycles 57%"),
-    # the claim's number contradicts it, wherever else the article uses it.
+    # the claim's number contradicts it, wherever else the article uses it. A name or date beside
+    # a number is no such word: "Saturday 23 January" gives the month a day, not another time
+    # for "January, 10am to 2pm".
     evidence_words = [token for token in evidence_tokens if (token.content or token.key) and not token.derived]
     for index, token in enumerate(evidence_words):
         neighbours = evidence_words[index - 1 : index] + evidence_words[index + 1 : index + 2]
-        if token.norm in {preceding, following} and any(
-            other.kind == key.kind and other.norm != key.norm for other in neighbours
+        if (
+            token.norm in {preceding, following}
+            and not token.key
+            and any(other.kind == key.kind and other.norm != key.norm for other in neighbours)
         ):
             return False
+    following_key = place + 1 < len(words) and words[place + 1].key
+    preceding_key = place > 0 and words[place - 1].key
     for before, after in source.key_neighbours.get(key.norm, ()):
         if (not following or following == after) and (not preceding or preceding == before):
+            return True
+        # Two figures side by side are one fact ("10am to 2pm", "£18 to £95"): where the article
+        # writes the same two together, the pair is said there, whatever the claim puts around it.
+        if (following_key and following == after) or (preceding_key and preceding == before):
             return True
     if KEY_CONTEXT == 0:
         return False
     # The claim's evidence window may reach one more sentence anywhere in the article: the
     # number or name stands there near the word it stands beside in the claim ("12 seats"
     # from "...has twelve listening seats"), not beside something else.
+    # The claim's side of that window reaches as far as the article's, past a name or figure
+    # put in between: "its 1979 AS-3 bookshelf speaker" for the headline's "its 1979 bookshelf
+    # speaker".
     near = {preceding, following} - {""}
+    near |= {
+        word.norm
+        for word in words[max(0, place - KEY_CONTEXT) : place + KEY_CONTEXT + 1]
+        if not word.key and not _is_light(word)
+    }
     return any(near & context for context in source.key_contexts.get(key.norm, ()))
 
 
@@ -1553,6 +1581,28 @@ def _superlative_unsupported(claim_tokens: Sequence[Token], evidence_tokens: Seq
     return ""
 
 
+# The business thanking, congratulating or applauding the article's people ("Huge thanks from all
+# of us at ... to ...", "Calderbrook Hospital Charity thanks Winifred Dore, 94, who knitted 210
+# hats"): its own voice, not a fact the article must hold; what it thanks them for is checked.
+_BUSINESS_VOICE = frozenset(
+    {
+        "thank",
+        "thanks",
+        "thanking",
+        "congratulations",
+        "congratulate",
+        "congratulates",
+        "congrats",
+        "applaud",
+        "applauds",
+    }
+)
+
+
+def _business_voice(claim: Claim, token: Token) -> bool:
+    return claim.about_business and token.kind == WORD and _bare_word(token.raw) in _BUSINESS_VOICE
+
+
 def _coverage_failure(
     claim: Claim, source: SourceText, group: tuple[int, ...], evidence_tokens: Sequence[Token], *, clause: bool = False
 ) -> _Failure | None:
@@ -1573,7 +1623,7 @@ def _coverage_failure(
         weight = source.weight(token.norm)
         if token.key or token.norm in stems or (token.kind in {PROPER, MODEL} and token.norm in source.subjects):
             covered_weight += weight
-        elif _is_light(token) or token.raw.lower() in _PERMISSION:
+        elif _is_light(token) or token.raw.lower() in _PERMISSION or _business_voice(claim, token):
             continue
         elif token.kind == WORD and _paraphrased(token, evidence_words):
             covered_weight += weight
@@ -1897,12 +1947,45 @@ def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str], evi
                 return f'The article says the opposite: "{token.raw}" where it has "{opposite}".'
         for opposite in OPPOSITES.get(token.norm, ()):
             if opposite in evidence_stems and opposite not in claim_stems and about_the_same(token, opposite):
+                if {token.norm, opposite} <= _SEQUENCE_WORDS and _clauses_turned(
+                    claim_tokens, index, evidence_tokens, opposite
+                ):
+                    continue
                 return f'The article says the opposite: "{token.raw}" where it has "{OPPOSITE_RAW[opposite]}".'
         # WordNet's antonyms of the word's lemmas ("cheaper" / "expensive", "closed" / "open").
         for opposite, word in antonym_words(_bare_word(token.raw)).items():
             if opposite in evidence_words and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{word}".'
     return ""
+
+
+# "A before B" says what "B after A" says.
+_SEQUENCE_WORDS = frozenset({"befor", "after"})
+
+
+def _clause_words(tokens: Sequence[Token], index: int, step: int) -> set[str]:
+    """The content words from ``index`` towards one end of its clause (a comma or a stop ends it)."""
+    words: set[str] = set()
+    at = index + step
+    while 0 <= at < len(tokens) and tokens[at].kind != BREAK:
+        if (tokens[at].content or tokens[at].key) and not tokens[at].derived and not _is_light(tokens[at]):
+            words.add(tokens[at].norm)
+        at += step
+    return words
+
+
+def _clauses_turned(claim_tokens: Sequence[Token], index: int, evidence_tokens: Sequence[Token], opposite: str) -> bool:
+    """ "trained in Bologna before opening in 2018" for "opened in 2018 after training in
+    Bologna": the two events change sides with the word, so the order of events is the same. A
+    claim that keeps the article's order and turns the word ("opened before training") is not."""
+    at = next((place for place, token in enumerate(evidence_tokens) if token.norm == opposite), None)
+    if at is None:
+        return False
+    claim_before, claim_after = _clause_words(claim_tokens, index, -1), _clause_words(claim_tokens, index, 1)
+    evidence_before, evidence_after = _clause_words(evidence_tokens, at, -1), _clause_words(evidence_tokens, at, 1)
+    crossed = claim_before & evidence_after, claim_after & evidence_before
+    kept = len(claim_before & evidence_before) + len(claim_after & evidence_after)
+    return all(crossed) and len(crossed[0]) + len(crossed[1]) > kept
 
 
 def _near_words(tokens: Sequence[Token], span: int = 5) -> dict[str, set[str]]:
@@ -1946,8 +2029,13 @@ def _negation_mismatch(
     # fixed" for "could not be mended") is the same "not".
     negated_words = [token for token in evidence_tokens if token.norm in evidence_negated and token.kind == WORD]
     by_norm = {token.norm: token for token in claim_tokens}
+    ended = _ended_scopes(claim_tokens) if _told_as_before(evidence_tokens) else []
     for scope in claim_scopes:
         shared = (scope - claim_plain) & evidence_all
+        if scope in ended:
+            # "No more 70-minute drive" where the article says "until now ... a 70-minute
+            # drive": the claim says what the news ends, which the article says was so.
+            continue
         if not shared or scope & evidence_negated or scope & article_negated:
             # Negated here too, or negated in another sentence of the article ("never made
             # sense" said in the next sentence): the evidence nearest the claim lacks the
@@ -1969,6 +2057,45 @@ def _negation_mismatch(
 
 # How far a negation on the other side may stand from the words it shares with a claim's.
 _NEGATION_REACH = 4
+
+# What an article says of the way things were before its news: "until now", "had to", "ending
+# six years of", "during the closure", "will no longer".
+_BEFORE_NOW = (
+    ("until", "now"),
+    ("had", "to"),
+    ("used", "to"),
+    ("no", "longer"),
+    ("ending",),
+    ("during",),
+    ("previously",),
+)
+
+
+def _ended_scopes(tokens: Sequence[Token]) -> list[set[str]]:
+    """The words each "no more" of a claim governs ("No more 75-mile trips to Ayr"): the claim
+    says something stops, not that it never was."""
+    scopes, _ = _negation_scopes(tokens)
+    opened = [
+        index
+        for index, token in enumerate(tokens)
+        if token.kind == NEGATION
+        and token.raw.lower() == "no"
+        and index + 1 < len(tokens)
+        and tokens[index + 1].raw.lower() == "more"
+    ]
+    if not opened:
+        return []
+    ended: list[set[str]] = []
+    for scope_tokens in (_negation_scopes(tokens[index:])[0][:1] for index in opened):
+        ended.extend(scope for scope in scope_tokens if scope in scopes)
+    return ended
+
+
+def _told_as_before(evidence_tokens: Sequence[Token]) -> bool:
+    words = [token.raw.lower() for token in evidence_tokens]
+    return any(
+        tuple(words[index : index + len(marker)]) == marker for marker in _BEFORE_NOW for index in range(len(words))
+    )
 
 
 def _negation_scopes(tokens: Sequence[Token], *, reach: int = 2) -> tuple[list[set[str]], set[str]]:
@@ -2105,8 +2232,11 @@ def _role_swap(
                     continue  # "Seaview's Sandra Whitlow ... English": a name is not what roles turn on
                 if (kinds[a] != kinds[b] or kinds[a] == WORD) and not pivots[c]:
                     continue  # words trade roles around a verb; names and numbers around any word
-                if kinds[a] != kinds[b] and not shared[a].key:
-                    continue  # a fact and an ordinary word ("four classes went ... ask"): only reordered
+                if kinds[a] != kinds[b] and (not shared[a].key or NUMBER in (kinds[a], kinds[b])):
+                    # A fact and an ordinary word ("four classes went ... ask"), or a figure and
+                    # a name ("212 patients were treated at Harrow Street Dental"): a count is
+                    # no doer, so the two were only reordered.
+                    continue
                 if (
                     kinds[a] == WORD
                     and sentence_of is not None
@@ -2149,6 +2279,10 @@ def _voice_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token])
             if not all(counts[t.norm] == 1 and other_counts.get(t.norm) == 1 for t in (verb, agent)):
                 continue
             verb_at, agent_at = other_position[verb.norm], other_position[agent.norm]
+            if verb_at + 1 in other_after_by:
+                # "twenty of them donated by the chess club" for "20 sets donated by the club":
+                # both sides give the act its agent with "by", in the same voice.
+                continue
             # "made by media students": every word of the agent's phrase follows the "by".
             in_agent_phrase = any(
                 start < agent_at
@@ -2190,10 +2324,22 @@ def _agents_exchanged(claim_tokens: Sequence[Token], evidence_tokens: Sequence[T
             and theirs.norm in claim_norms
             and agent.norm in evidence_norms
             # "made by media students" for "made by students on the media course": one agent
-            and not _phrase_after(claim_tokens, agent.norm) & _phrase_after(evidence_tokens, theirs.norm)
+            and not _agent_phrase(claim_tokens, agent.norm) & _agent_phrase(evidence_tokens, theirs.norm)
         ):
             return f'The article has it the other way round: "{verb.raw} by {theirs.raw}", not by "{agent.raw}".'
     return ""
+
+
+def _agent_phrase(tokens: Sequence[Token], first: str) -> set[str]:
+    """The phrase of ``first`` where it follows "by" ("donated by the chess club", not the
+    "chess sets" said before it), else where it first stands."""
+    for index, token in enumerate(tokens):
+        if token.norm != "by":
+            continue
+        following = next((other for other in tokens[index + 1 :] if other.content or other.key), None)
+        if following is not None and following.norm == first:
+            return _phrase_after(tokens[index + 1 :], first)
+    return _phrase_after(tokens, first)
 
 
 def _phrase_after(tokens: Sequence[Token], first: str) -> set[str]:

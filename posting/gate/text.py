@@ -193,6 +193,20 @@ def _adverbial_first(tokens: list[Token]) -> list[Token]:
             following = tokens[index + 1].raw.lower()
             if PAST.search(following) or following in IRREGULAR or following in {"met", "became", "began", "saw"}:
                 tokens[index] = Token(norm="first", raw=token.raw, kind=WORD)
+    for index, token in enumerate(tokens):
+        if not token.superlative:
+            continue
+        following_token = tokens[index + 1] if index + 1 < len(tokens) else None
+        preceding = tokens[index - 1].raw.lower() if index else ""
+        # "an extra $1,500 on top", "dries out faster on top": a place or "as well", not a rank.
+        # "Only 15 places": the number is the fact (checked as a number), "only" weighs it.
+        # "talk to us about timing first!": "first" closing a clause is "beforehand".
+        if (
+            (token.norm == "top" and preceding == "on")
+            or (token.norm == "only" and following_token is not None and following_token.kind == NUMBER)
+            or (token.norm == "first" and index > 0 and (following_token is None or following_token.kind == BREAK))
+        ):
+            tokens[index] = Token(norm=token.norm, raw=token.raw, kind=WORD)
     return tokens
 
 
