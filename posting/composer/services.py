@@ -21,14 +21,26 @@ from django.utils import timezone
 from accounts.models import Account, Platform
 from posting.composer.extractive import ComposedPost, compose_extractive
 from posting.composer.llm_composer import compose_with_llm_gated
+from posting.composer.meaning import (
+    BUSINESS_MAX_POSTS,
+    BusinessMeaning,
+    Vectors,
+    article_vectors,
+    business_meaning,
+    model_available,
+    text_digest,
+    vectors_pack,
+    vectors_unpack,
+)
 from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
 from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
 from posting.llm import llm_configured
-from posting.models import ComposeSkip, Composition, Draft, LLMUsage, VoiceProfile
+from posting.models import ComposeSkip, Composition, Draft, LLMUsage, PastPost, VoiceProfile
 from posting.selectors import account_rejection_reasons, account_sign_offs
 from posting.services import draft_revision_record
 from research.models import Article
 from research.selectors import articles_usable_for_account
+from research.services import articles_meaning_store
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +111,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     remaining = {p: account.cadence_per_day - _drafts_in_play_today(account=account, platform=p) for p in platforms}
     handled = _handled(account=account, articles=articles)
     profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
-    topic = account_topic(account=account)
+    topic = account_topic(account=account, meaning=account_meaning(account=account))
     run = _Run(
         use_llm=llm_configured(),
         own_names=[account.name, *(str(n) for n in account.own_names if isinstance(account.own_names, list))],
@@ -118,10 +130,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         if not open_platforms:
             continue
         if not relevance.relevant:
-            matched = ", ".join(relevance.matched) or "nothing"
-            detail = f"Relevance {relevance.score:.2f} (needs {topic.threshold}); matched: {matched}"
-            if relevance.score >= topic.threshold:
-                detail += f"; {relevance.short}"
+            detail = relevance.reason()
             for platform in open_platforms:
                 _skip_record(
                     skips,
@@ -331,8 +340,58 @@ def _ranked(articles: list[Article], *, topic: BusinessTopic) -> list[tuple[Arti
     """Best first. With nothing known about the business yet, every article is let through."""
     if not topic.known:
         return [(article, Relevance(score=0.0, relevant=True, matched=[])) for article in articles]
-    scored = [(article, relevance_score(topic=topic, title=article.title, body=article.text)) for article in articles]
+    vectors = _articles_vectors(articles) if topic.meaning is not None else {}
+    scored = [
+        (article, relevance_score(topic=topic, title=article.title, body=article.text, vectors=vectors.get(article.pk)))
+        for article in articles
+    ]
     return sorted(scored, key=lambda pair: -pair[1].score)
+
+
+def account_meaning(*, account: Account) -> BusinessMeaning | None:
+    """The account's most recent posts as the sentence model's vectors (None: words alone).
+
+    Each post is embedded once, the first night it is read, and its vector kept on the row
+    (``PastPost.meaning``); later nights read it."""
+    if not model_available():
+        return None
+    rows = list(
+        PastPost.objects.filter(account=account)
+        .exclude(text="")
+        .order_by("-posted_at", "-pk")
+        .values_list("pk", "text", "meaning")[:BUSINESS_MAX_POSTS]
+    )
+    stored: list[Vectors | None] = []
+    for _, text, meaning in rows:
+        vectors = vectors_unpack(meaning, digest=text_digest(text))
+        stored.append(vectors[0] if vectors is not None and len(vectors) == 1 else None)
+    business = business_meaning(posts=[text for _, text, _ in rows], vectors=stored)
+    if business is None:
+        return None
+    for index, (pk, text, _) in enumerate(rows):
+        if stored[index] is None and text.strip():
+            packed = vectors_pack(business.vectors[index : index + 1], digest=text_digest(text))
+            PastPost.objects.filter(pk=pk).update(meaning=packed)
+    return business
+
+
+def _articles_vectors(articles: list[Article]) -> dict[int, Vectors]:
+    """Each article's passage vectors: stored on the row by whichever account ranked it first
+    (so one night embeds an article once, not once per account), or worked out and stored now."""
+    found: dict[int, Vectors] = {}
+    fresh: dict[int, bytes] = {}
+    for article in articles:
+        digest = text_digest(article.title, article.text)
+        vectors = vectors_unpack(article.meaning, digest=digest)
+        if vectors is None:
+            vectors = article_vectors(title=article.title, body=article.text)
+            if vectors is None:
+                return {}
+            fresh[article.pk] = article.meaning = vectors_pack(vectors, digest=digest)
+        found[article.pk] = vectors
+    if fresh:
+        articles_meaning_store(meanings=fresh)
+    return found
 
 
 def _instagram_image_skip(*, account: Account, article: Article) -> str:

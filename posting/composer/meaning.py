@@ -1,0 +1,174 @@
+"""How close in meaning an article is to what a business writes (issue 10, relevance).
+
+The lexical ranker (``relevance.py``) matches words; a business's trade shows in words an
+article may never use, and word lists tuned on our splits did not carry to splits written by
+others. Here the bundled sentence model (``posting/semantic.py``) embeds each of the business's
+past posts and each passage of the article (its headline, then its paragraphs), and an
+article is as close as its closest passage is to the business's few closest posts: the mean
+similarity of a passage to its ``NEAREST_POSTS`` most similar posts, the best passage's. One
+passage is enough, so a business reached only in the second half of a story is still found;
+a few posts, not one, so one odd post does not make the business about anything.
+
+Cost is bounded on both sides: an article is embedded on at most ``ARTICLE_MAX_TOKENS`` word
+pieces (about 700 words; a longer one keeps paragraphs spread over its whole length) and
+once per article (the product stores the vectors on the article row, ``research.Article.meaning``;
+in one process they are also cached by the text), a business on its ``BUSINESS_MAX_POSTS``
+most recent posts, each embedded once (``PastPost.meaning``).
+
+With the model missing (``semantic.available()`` False) every function here says so by
+returning None, and relevance is the lexical ranker's alone; that is logged once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from posting import semantic
+
+logger = logging.getLogger(__name__)
+
+# The posts a passage is compared with: its closest few, averaged.
+NEAREST_POSTS = 3
+# A business is known by its most recent posts; older ones add cost, not meaning.
+BUSINESS_MAX_POSTS = 40
+# An article's word pieces embedded at most (headline and paragraphs together): 4 full windows
+# of the model, about 700 words, ~0.4 s on one core. Articles in our splits are 200-600 words.
+ARTICLE_MAX_TOKENS = 1024
+# A paragraph shorter than this many words is read with the next one: a one-line paragraph
+# ("Tickets are £5.") says little on its own.
+PASSAGE_MIN_WORDS = 25
+# The stored form: float16 is enough for cosines to three decimals and halves the row.
+STORED_DTYPE = np.float16
+DIGEST_BYTES = 16
+# Each article's vectors in one worker process, keyed by its text (as the lexical key terms).
+ARTICLE_CACHE_SIZE = 2048
+
+Vectors = semantic.Floats
+
+_missing_logged = False
+
+
+def model_available() -> bool:
+    """Whether meaning can be used here; logs once per process when it cannot."""
+    global _missing_logged
+    if semantic.available():
+        return True
+    if not _missing_logged:
+        _missing_logged = True
+        logger.warning("the sentence model is not installed: relevance uses words alone")
+    return False
+
+
+@dataclass(frozen=True)
+class BusinessMeaning:
+    """What a business writes about, as vectors: one per past post (most recent first)."""
+
+    vectors: Vectors
+    posts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """How close an article is to the business's posts, and to which post most."""
+
+    score: float
+    nearest_post: str
+
+
+def business_meaning(
+    *, posts: Sequence[str], vectors: Sequence[Vectors | None] | None = None
+) -> BusinessMeaning | None:
+    """The business's posts as vectors, or None without the model or without posts.
+
+    ``vectors``, when given, holds a stored vector per post (None for one not stored yet):
+    only the missing ones are embedded."""
+    stored = list(vectors) if vectors is not None else [None] * len(posts)
+    pairs = [(post, vector) for post, vector in zip(posts, stored, strict=True) if post.strip()]
+    pairs = pairs[:BUSINESS_MAX_POSTS]
+    if not pairs or not model_available():
+        return None
+    fresh = iter(semantic.embed([post for post, vector in pairs if vector is None]))
+    rows = [vector if vector is not None else next(fresh) for _, vector in pairs]
+    return BusinessMeaning(vectors=np.vstack(rows).astype(np.float32), posts=tuple(post for post, _ in pairs))
+
+
+def article_passages(*, title: str, body: str) -> list[str]:
+    """The headline, then the body's paragraphs (short ones joined to the next), within
+    ARTICLE_MAX_TOKENS word pieces; over that, paragraphs spread evenly over the article."""
+    paragraphs = [p.strip() for p in body.split("\n") if p.strip()]
+    passages: list[str] = []
+    pending = ""
+    for paragraph in paragraphs:
+        pending = f"{pending} {paragraph}".strip()
+        if len(pending.split()) >= PASSAGE_MIN_WORDS:
+            passages.append(pending)
+            pending = ""
+    if pending:
+        passages.append(pending)
+    head = [title.strip()] if title.strip() else []
+    costs = [min(len(semantic.token_ids(text)), semantic.MAX_TOKENS) for text in head + passages]
+    budget = ARTICLE_MAX_TOKENS - sum(costs[: len(head)])
+    body_costs = costs[len(head) :]
+    if sum(body_costs) <= budget:
+        return head + passages
+    # Too long: every k-th passage, so the end of the story is read as well as its start.
+    for step in range(2, len(passages) + 1):
+        chosen = list(range(0, len(passages), step))
+        if sum(body_costs[i] for i in chosen) <= budget:
+            return head + [passages[i] for i in chosen]
+    return head + passages[:1]
+
+
+def article_vectors(*, title: str, body: str) -> Vectors | None:
+    """The article's passages as vectors (None without the model); once per text per process."""
+    if not model_available():
+        return None
+    return _article_vectors(title, body)
+
+
+@lru_cache(maxsize=ARTICLE_CACHE_SIZE)
+def _article_vectors(title: str, body: str) -> Vectors:
+    passages = article_passages(title=title, body=body)
+    return semantic.embed(passages) if passages else np.zeros((0, semantic.DIMENSIONS), dtype=np.float32)
+
+
+def closeness(business: BusinessMeaning, vectors: Vectors) -> Closeness:
+    """The best passage's mean similarity to its NEAREST_POSTS closest posts."""
+    if not len(vectors) or not len(business.vectors):
+        return Closeness(score=0.0, nearest_post="")
+    sims = vectors @ business.vectors.T  # passages x posts
+    k = min(NEAREST_POSTS, sims.shape[1])
+    nearest = np.sort(sims, axis=1)[:, -k:].mean(axis=1)
+    best = int(np.argmax(nearest))
+    post = int(np.argmax(sims[best]))
+    return Closeness(score=round(float(nearest[best]), 4), nearest_post=business.posts[post])
+
+
+# --- storing vectors on rows: a digest of the text they were computed from, then float16 rows.
+
+
+def text_digest(*parts: str) -> bytes:
+    return hashlib.sha256("\x1f".join(parts).encode()).digest()[:DIGEST_BYTES]
+
+
+def vectors_pack(vectors: Vectors, *, digest: bytes) -> bytes:
+    return digest + np.asarray(vectors, dtype=STORED_DTYPE).tobytes()
+
+
+def vectors_unpack(data: bytes | memoryview | None, *, digest: bytes) -> Vectors | None:
+    """The stored vectors, or None when nothing is stored or the text has changed since."""
+    if not data:
+        return None
+    raw = bytes(data)
+    if raw[:DIGEST_BYTES] != digest:
+        return None
+    flat = np.frombuffer(raw[DIGEST_BYTES:], dtype=STORED_DTYPE)
+    if flat.size % semantic.DIMENSIONS:
+        return None
+    return flat.reshape(-1, semantic.DIMENSIONS).astype(np.float32)
