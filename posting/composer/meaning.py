@@ -3,11 +3,13 @@
 The lexical ranker (``relevance.py``) matches words; a business's trade shows in words an
 article may never use, and word lists tuned on our splits did not carry to splits written by
 others. Here the bundled sentence model (``posting/semantic.py``) embeds each of the business's
-past posts and each passage of the article (its headline, then its paragraphs), and an
-article is as close as its closest passage is to the business's few closest posts: the mean
-similarity of a passage to its ``NEAREST_POSTS`` most similar posts, the best passage's. One
-passage is enough, so a business reached only in the second half of a story is still found;
-a few posts, not one, so one odd post does not make the business about anything.
+past posts and each passage of the article (its headline, then its paragraphs). A passage's
+closeness is its mean similarity to its ``NEAREST_POSTS`` most similar posts, and an article's
+the mean of its ``BEST_PASSAGES`` closest passages'. Passages, not the whole text, so a business
+reached only in the second half of a story is still found; two of them, so one sentence in
+passing does not make the story the business's; a few posts, not one, so one odd post does not
+make the business about anything. (Chosen leave-one-split-out over the tuned-on splits: the best
+single passage, or the posts' centroid, held out worse; docs/BENCHMARKS.md.)
 
 Cost is bounded on both sides: an article is embedded on at most ``ARTICLE_MAX_TOKENS`` word
 pieces (about 700 words; a longer one keeps paragraphs spread over its whole length) and
@@ -35,6 +37,8 @@ logger = logging.getLogger(__name__)
 
 # The posts a passage is compared with: its closest few, averaged.
 NEAREST_POSTS = 3
+# The passages an article is judged by: its closest two, averaged.
+BEST_PASSAGES = 2
 # A business is known by its most recent posts; older ones add cost, not meaning.
 BUSINESS_MAX_POSTS = 40
 # An article's word pieces embedded at most (headline and paragraphs together): 4 full windows
@@ -139,15 +143,17 @@ def _article_vectors(title: str, body: str) -> Vectors:
 
 
 def closeness(business: BusinessMeaning, vectors: Vectors) -> Closeness:
-    """The best passage's mean similarity to its NEAREST_POSTS closest posts."""
+    """The mean, over the article's BEST_PASSAGES closest passages, of each one's mean
+    similarity to its NEAREST_POSTS closest posts; and the post nearest the closest passage."""
     if not len(vectors) or not len(business.vectors):
         return Closeness(score=0.0, nearest_post="")
     sims = vectors @ business.vectors.T  # passages x posts
     k = min(NEAREST_POSTS, sims.shape[1])
-    nearest = np.sort(sims, axis=1)[:, -k:].mean(axis=1)
-    best = int(np.argmax(nearest))
+    per_passage = np.sort(sims, axis=1)[:, -k:].mean(axis=1)
+    score = float(np.sort(per_passage)[-BEST_PASSAGES:].mean())
+    best = int(np.argmax(per_passage))
     post = int(np.argmax(sims[best]))
-    return Closeness(score=round(float(nearest[best]), 4), nearest_post=business.posts[post])
+    return Closeness(score=round(score, 4), nearest_post=business.posts[post])
 
 
 # --- storing vectors on rows: a digest of the text they were computed from, then float16 rows.

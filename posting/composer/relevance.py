@@ -106,9 +106,9 @@ MATCHED_SHOWN = 8
 # mean reaches COMBINED_MIN with the words' evidence (a word of what the business is, in its
 # sense), or when its meaning alone reaches MEANING_ALONE_MIN whatever words it uses (a trade
 # shows in words we never listed). Fitted leave-one-split-out over the nine tuned-on splits
-# (scripts/relevance_loso.py --meaning): every fold chose 0.23-0.24 and 0.45 (7 of 9; the other
-# two needed no meaning-alone rule); pooled held-out 0.963/0.859 against the words alone's
-# 0.931/0.856 with its thresholds chosen on every split. docs/BENCHMARKS.md.
+# (scripts/relevance_loso.py --meaning): the folds chose 0.23-0.24 (0.24 on eight) and 0.40-0.45
+# (0.45 on five, the highest: the fewest articles in on meaning alone); held out, pooled,
+# precision 0.959 and recall 0.856. docs/BENCHMARKS.md has the words alone's.
 COMBINED_MIN = 0.24
 MEANING_ALONE_MIN = 0.45
 CLOSE_TO_SHOWN = 90

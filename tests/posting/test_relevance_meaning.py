@@ -19,7 +19,7 @@ from posting.composer.checking import (
     relevance_rank,
 )
 from posting.composer.evaluation import DATA_DIR
-from posting.composer.relevance import COMBINED_MIN, MEANING_ALONE_MIN, relevance_score, topic_build
+from posting.composer.relevance import COMBINED_MIN, MEANING_ALONE_MIN, BusinessTopic, relevance_score, topic_build
 from posting.composer.services import drafts_compose_for_account
 from posting.models import ComposeSkip, Composition, PastPost
 from research.models import Article, Subscription
@@ -48,7 +48,7 @@ CAR_PARK = (
 )
 
 
-def hifi_topic(*, with_meaning: bool = True):
+def hifi_topic(*, with_meaning: bool = True) -> BusinessTopic:
     # Without our trade vocabularies (research/industries.py has hi-fi's): a trade we have no
     # word list for is known by its posts' words alone, which is where meaning must help.
     business = meaning.business_meaning(posts=HIFI_POSTS) if with_meaning else None
@@ -106,9 +106,10 @@ def test_a_business_reached_only_in_the_second_half_is_found() -> None:
     passages = meaning.article_passages(title="Town news in brief", body=body)
 
     assert any("phono stage" in passage for passage in passages)
-    result = relevance_score(topic=hifi_topic(), title="Town news in brief", body=body)
-    assert result.meaning is not None
-    whole = float(semantic.embed([body])[0] @ hifi_topic().meaning.vectors.mean(axis=0))  # type: ignore[union-attr]
+    topic = hifi_topic()
+    result = relevance_score(topic=topic, title="Town news in brief", body=body)
+    assert result.meaning is not None and topic.meaning is not None
+    whole = float(semantic.embed([body])[0] @ topic.meaning.vectors.mean(axis=0))
     assert result.meaning > whole
 
 
@@ -196,6 +197,7 @@ def test_the_night_embeds_each_article_and_post_once_and_keeps_the_vectors(
         PastPost.objects.bulk_create(PastPost(account=business, platform="facebook_page", text=t) for t in HIFI_POSTS)
     article = article_create(account, title=RECORD_PLAYER[0], body=RECORD_PLAYER[1])
     car_park = article_create(account, title=CAR_PARK[0], body=CAR_PARK[1])
+    assert article.source is not None
     Subscription.objects.create(account=other_account, source=article.source)  # both read the same feed
 
     drafts_compose_for_account(account=account)
