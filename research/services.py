@@ -761,5 +761,4 @@ def articles_meaning_store(*, meanings: dict[int, bytes]) -> None:
     """Store the composer's sentence vectors on the articles (``Article.meaning``): the first
     account to rank an article pays for embedding it, every later one reads them. Written as
     given, whatever was there: the bytes carry a digest of the text they were computed from."""
-    for article_id, meaning in meanings.items():
-        Article.objects.filter(pk=article_id).update(meaning=meaning)
+    Article.objects.bulk_update([Article(pk=pk, meaning=meaning) for pk, meaning in meanings.items()], ["meaning"])

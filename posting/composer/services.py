@@ -125,7 +125,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     # Skips are written together at the end: one insert, not a get-or-create per article and
     # platform (at 1,000 accounts those were most of the compose stage's queries).
     skips: list[ComposeSkip] = []
-    for article, relevance in _ranked(articles, topic=topic):
+    for article, relevance in _ranked(articles, topic=topic, rotation=account.pk):
         open_platforms = [p for p in platforms if (p, article.pk) not in handled]
         if not open_platforms:
             continue
@@ -336,11 +336,11 @@ def _borrowed_voice(profiles: dict[str, VoiceProfile]) -> dict[str, Any]:
     return {key: other.stats[key] for key in BORROWED_HABITS if key in other.stats}
 
 
-def _ranked(articles: list[Article], *, topic: BusinessTopic) -> list[tuple[Article, Relevance]]:
+def _ranked(articles: list[Article], *, topic: BusinessTopic, rotation: int = 0) -> list[tuple[Article, Relevance]]:
     """Best first. With nothing known about the business yet, every article is let through."""
     if not topic.known:
         return [(article, Relevance(score=0.0, relevant=True, matched=[])) for article in articles]
-    vectors = _articles_vectors(articles) if topic.meaning is not None else {}
+    vectors = _articles_vectors(articles, rotation=rotation) if topic.meaning is not None else {}
     scored = [
         (article, relevance_score(topic=topic, title=article.title, body=article.text, vectors=vectors.get(article.pk)))
         for article in articles
@@ -355,12 +355,14 @@ def account_meaning(*, account: Account) -> BusinessMeaning | None:
     (``PastPost.meaning``); later nights read it."""
     if not model_available():
         return None
-    rows = list(
-        PastPost.objects.filter(account=account)
+    rows = [
+        row
+        for row in PastPost.objects.filter(account=account)
         .exclude(text="")
         .order_by("-posted_at", "-pk")
         .values_list("pk", "text", "meaning")[:BUSINESS_MAX_POSTS]
-    )
+        if row[1].strip()  # as business_meaning keeps them, so the vectors line up with the rows
+    ]
     stored: list[Vectors | None] = []
     for _, text, meaning in rows:
         vectors = vectors_unpack(meaning, digest=text_digest(text))
@@ -368,29 +370,46 @@ def account_meaning(*, account: Account) -> BusinessMeaning | None:
     business = business_meaning(posts=[text for _, text, _ in rows], vectors=stored)
     if business is None:
         return None
-    for index, (pk, text, _) in enumerate(rows):
-        if stored[index] is None and text.strip():
-            packed = vectors_pack(business.vectors[index : index + 1], digest=text_digest(text))
-            PastPost.objects.filter(pk=pk).update(meaning=packed)
+    fresh = [
+        PastPost(pk=pk, meaning=vectors_pack(business.vectors[index : index + 1], digest=text_digest(text)))
+        for index, (pk, text, _) in enumerate(rows)
+        if stored[index] is None
+    ]
+    if fresh:
+        PastPost.objects.bulk_update(fresh, ["meaning"])  # one query, the first night only
     return business
 
 
-def _articles_vectors(articles: list[Article]) -> dict[int, Vectors]:
+def _articles_vectors(articles: list[Article], *, rotation: int = 0) -> dict[int, Vectors]:
     """Each article's passage vectors: stored on the row by whichever account ranked it first
-    (so one night embeds an article once, not once per account), or worked out and stored now."""
+    (so one night embeds an article once, not once per account), or worked out and stored now.
+
+    At the start of a night every worker reaches the same new articles at once. Each stores a
+    vector as soon as it has it and reads the row again before embedding the next article, and
+    each account starts at a different article (``rotation``, its id), so two worker processes
+    share the new articles between them instead of both embedding all of them."""
     found: dict[int, Vectors] = {}
-    fresh: dict[int, bytes] = {}
+    missing: list[Article] = []
     for article in articles:
+        vectors = vectors_unpack(article.meaning, digest=text_digest(article.title, article.text))
+        if vectors is None:
+            missing.append(article)
+        else:
+            found[article.pk] = vectors
+    if missing:
+        start = rotation % len(missing)
+        missing = missing[start:] + missing[:start]
+    for article in missing:
         digest = text_digest(article.title, article.text)
-        vectors = vectors_unpack(article.meaning, digest=digest)
+        stored = Article.objects.filter(pk=article.pk).values_list("meaning", flat=True).first()
+        vectors = vectors_unpack(stored, digest=digest)
         if vectors is None:
             vectors = article_vectors(title=article.title, body=article.text)
             if vectors is None:
                 return {}
-            fresh[article.pk] = article.meaning = vectors_pack(vectors, digest=digest)
+            article.meaning = vectors_pack(vectors, digest=digest)
+            articles_meaning_store(meanings={article.pk: article.meaning})
         found[article.pk] = vectors
-    if fresh:
-        articles_meaning_store(meanings=fresh)
     return found
 
 

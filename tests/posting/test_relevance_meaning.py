@@ -6,6 +6,8 @@ import logging
 
 import numpy as np
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from accounts.models import Account
 from posting import semantic
@@ -21,6 +23,7 @@ from posting.composer.checking import (
 from posting.composer.evaluation import DATA_DIR
 from posting.composer.relevance import COMBINED_MIN, MEANING_ALONE_MIN, BusinessTopic, relevance_score, topic_build
 from posting.composer.services import drafts_compose_for_account
+from posting.gate.services import drafts_gate_pending
 from posting.models import ComposeSkip, Composition, PastPost
 from research.models import Article, Subscription
 from tests.posting.test_composer import article_create
@@ -215,3 +218,19 @@ def test_the_night_embeds_each_article_and_post_once_and_keeps_the_vectors(
     assert relevance.relevance["relevant"] and relevance.relevance["close_to"]
     skip = ComposeSkip.objects.filter(account=account, article=car_park).first()
     assert skip is not None and skip.reason == ComposeSkip.Reason.OFF_TOPIC and "meaning" in skip.detail
+
+
+@pytest.mark.django_db
+def test_the_draft_says_which_post_it_is_close_to(account: Account, member_client: Client) -> None:
+    account.industry = "hi-fi dealer"
+    account.save(update_fields=["industry"])
+    PastPost.objects.bulk_create(PastPost(account=account, platform="facebook_page", text=t) for t in HIFI_POSTS)
+    article_create(account, title=RECORD_PLAYER[0], body=RECORD_PLAYER[1])
+    drafts_compose_for_account(account=account)
+    drafts_gate_pending()
+
+    page = member_client.get(reverse("drafts", kwargs={"slug": account.slug})).content.decode()
+
+    assert "Why this article: it is close in meaning to your post" in page
+    why = page.split("Why this article: it is close in meaning to your post", 1)[1][:400]
+    assert any(post[:30] in why for post in HIFI_POSTS) and "(relevance 0." in why
