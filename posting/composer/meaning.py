@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -63,6 +66,32 @@ _missing_logged = False
 # accounts, threads thrashing two cores); with it the first thread embeds and the others read the
 # process's cache. The model runs on one BLAS thread, so nothing is lost by taking turns.
 _embedding = threading.Lock()
+# In a worker that runs tasks in threads (Celery's thread pool, production's shape), the forward
+# pass runs in a child process of its own. numpy gives up the GIL at every one of its ~150
+# operations per text and then waits for it behind the other threads' Python (the lexical ranker,
+# the gate): measured, 13 ms for one passage alone and 676 ms beside four busy threads, and the
+# small night's compose stage went from 1.1 s to 30 s. The child has no other threads. A process
+# whose main thread embeds (the commands, the tests, a prefork or solo worker) embeds in place.
+_child: ProcessPoolExecutor | None = None
+_child_lock = threading.Lock()
+
+
+def _embed(texts: list[str]) -> Vectors:
+    if threading.current_thread() is threading.main_thread():
+        return semantic.embed(texts)
+    global _child
+    with _child_lock:
+        if _child is None:
+            _child = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        child = _child
+    try:
+        return child.submit(semantic.embed, texts).result()
+    except BrokenProcessPool:
+        # The child died (killed, out of memory): embed here this time, a fresh child next time.
+        logger.warning("the embedding process stopped; embedding in the worker's thread")
+        with _child_lock:
+            _child = None
+        return semantic.embed(texts)
 
 
 def model_available() -> bool:
@@ -105,7 +134,7 @@ def business_meaning(
     if not pairs or not model_available():
         return None
     with _embedding:
-        fresh = iter(semantic.embed([post for post, vector in pairs if vector is None]))
+        fresh = iter(_embed([post for post, vector in pairs if vector is None]))
     rows = [vector if vector is not None else next(fresh) for _, vector in pairs]
     return BusinessMeaning(vectors=np.vstack(rows).astype(np.float32), posts=tuple(post for post, _ in pairs))
 
@@ -148,7 +177,7 @@ def article_vectors(*, title: str, body: str) -> Vectors | None:
 @lru_cache(maxsize=ARTICLE_CACHE_SIZE)
 def _article_vectors(title: str, body: str) -> Vectors:
     passages = article_passages(title=title, body=body)
-    return semantic.embed(passages) if passages else np.zeros((0, semantic.DIMENSIONS), dtype=np.float32)
+    return _embed(passages) if passages else np.zeros((0, semantic.DIMENSIONS), dtype=np.float32)
 
 
 def closeness(business: BusinessMeaning, vectors: Vectors) -> Closeness:

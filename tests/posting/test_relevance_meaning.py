@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 import numpy as np
 import pytest
@@ -234,3 +235,21 @@ def test_the_draft_says_which_post_it_is_close_to(account: Account, member_clien
     assert "Why this article: it is close in meaning to your post" in page
     why = page.split("Why this article: it is close in meaning to your post", 1)[1][:400]
     assert any(post[:30] in why for post in HIFI_POSTS) and "(relevance 0." in why
+
+
+def test_a_worker_thread_embeds_in_a_child_process_with_the_same_result() -> None:
+    # Production's workers run tasks in threads: there the forward pass runs in a child process
+    # (the GIL would starve it behind the other threads), and must give the same vectors.
+    texts = ["Vinyl sales reach a thirty-year high.", "The council will resurface the library car park."]
+    found: dict[str, object] = {}
+
+    def embed_in_a_thread() -> None:
+        found["vectors"] = meaning._embed(texts)
+        found["child"] = meaning._child
+
+    thread = threading.Thread(target=embed_in_a_thread)
+    thread.start()
+    thread.join()
+
+    assert found["child"] is not None  # the thread's embedding went to the child
+    assert np.allclose(found["vectors"], semantic.embed(texts), atol=1e-5)  # type: ignore[arg-type]
