@@ -284,3 +284,62 @@ def similarity(a: str, b: str) -> float:
     """Cosine similarity of two texts' embeddings, in [-1, 1]."""
     vectors = embed([a, b])
     return float(vectors[0] @ vectors[1])
+
+
+def embed_batch(texts: Sequence[str]) -> Floats:
+    """The same rows as ``embed``, from one forward pass over all the texts (not cached).
+
+    The texts are stacked for the dense layers, the attention stays within each text, so every
+    row is exactly what the text alone gives. Measured on dev's articles (one article's passages
+    a batch): 2-5 times faster than one pass per text, the small matrices being what BLAS does
+    worst, and a sixth of numpy's calls, each of which gives up the GIL in a threaded worker.
+
+    Raises SemanticModelMissing when the model cannot be loaded.
+    """
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    model = _load()
+    return _encode_many([token_ids(text) for text in texts], model)
+
+
+def _encode_many(sequences: list[list[int]], model: _Model) -> Floats:
+    w = model.weights
+    lengths = [len(ids) for ids in sequences]
+    bounds = np.cumsum([0, *lengths])
+    total = int(bounds[-1])
+    positions = np.concatenate([np.arange(n) for n in lengths])
+    x = (
+        w["embeddings.word_embeddings.weight"][[i for ids in sequences for i in ids]]
+        + w["embeddings.position_embeddings.weight"][positions]
+        + w["embeddings.token_type_embeddings.weight"][0]
+    )
+    x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+    head = DIMENSIONS // HEADS
+    scale = np.float32(1.0 / np.sqrt(head))
+    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    for layer in range(LAYERS):
+        p = f"encoder.layer.{layer}."
+        q = (x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"]).reshape(total, HEADS, head)
+        k = (x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"]).reshape(total, HEADS, head)
+        v = (x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"]).reshape(total, HEADS, head)
+        context = np.empty((total, DIMENSIONS), dtype=np.float32)
+        for start, end in spans:
+            scores = np.matmul(q[start:end].transpose(1, 0, 2), k[start:end].transpose(1, 2, 0)) * scale
+            scores -= scores.max(axis=-1, keepdims=True)
+            probs = np.exp(scores)
+            probs /= probs.sum(axis=-1, keepdims=True)
+            attended_one = np.matmul(probs, v[start:end].transpose(1, 0, 2)).transpose(1, 0, 2)
+            context[start:end] = attended_one.reshape(end - start, DIMENSIONS)
+        attended = context @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
+        x = _layer_norm(
+            x + attended, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"]
+        )
+        hidden = _gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
+        out = hidden @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+        x = _layer_norm(x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+    rows = []
+    for start, end in spans:
+        pooled = x[start:end].mean(axis=0)
+        norm = float(np.linalg.norm(pooled))
+        rows.append(pooled / norm if norm else pooled)
+    return np.array(rows, dtype=np.float32)

@@ -78,20 +78,20 @@ _child_lock = threading.Lock()
 
 def _embed(texts: list[str]) -> Vectors:
     if threading.current_thread() is threading.main_thread():
-        return semantic.embed(texts)
+        return semantic.embed_batch(texts)
     global _child
     with _child_lock:
         if _child is None:
             _child = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         child = _child
     try:
-        return child.submit(semantic.embed, texts).result()
+        return child.submit(semantic.embed_batch, texts).result()
     except BrokenProcessPool:
         # The child died (killed, out of memory): embed here this time, a fresh child next time.
         logger.warning("the embedding process stopped; embedding in the worker's thread")
         with _child_lock:
             _child = None
-        return semantic.embed(texts)
+        return semantic.embed_batch(texts)
 
 
 def model_available() -> bool:
@@ -134,9 +134,16 @@ def business_meaning(
     if not pairs or not model_available():
         return None
     with _embedding:
-        fresh = iter(_embed([post for post, vector in pairs if vector is None]))
+        wanted = tuple(post for post, vector in pairs if vector is None)
+        fresh = iter(_posts_vectors(wanted) if wanted else [])
     rows = [vector if vector is not None else next(fresh) for _, vector in pairs]
     return BusinessMeaning(vectors=np.vstack(rows).astype(np.float32), posts=tuple(post for post, _ in pairs))
+
+
+@lru_cache(maxsize=ARTICLE_CACHE_SIZE)
+def _posts_vectors(posts: tuple[str, ...]) -> Vectors:
+    # The commands and the evaluation build a business's topic once per article checked.
+    return _embed(list(posts))
 
 
 def article_passages(*, title: str, body: str) -> list[str]:

@@ -144,6 +144,7 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(semantic, "PACKAGE", "no_such_model_package")
     monkeypatch.setattr(meaning, "_missing_logged", False)
     meaning._article_vectors.cache_clear()
+    meaning._posts_vectors.cache_clear()
 
 
 def test_without_the_model_relevance_is_the_words_alone_and_says_so_once(
@@ -187,14 +188,15 @@ def test_the_night_embeds_each_article_and_post_once_and_keeps_the_vectors(
     account: Account, other_account: Account, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     embedded: list[str] = []
-    real_embed = semantic.embed
+    real_embed = semantic.embed_batch
 
     def counting(texts):  # type: ignore[no-untyped-def]
         embedded.extend(texts)
         return real_embed(texts)
 
-    monkeypatch.setattr(semantic, "embed", counting)
+    monkeypatch.setattr(semantic, "embed_batch", counting)
     meaning._article_vectors.cache_clear()  # a fresh worker process: nothing embedded yet
+    meaning._posts_vectors.cache_clear()
     for business in (account, other_account):
         business.industry = ""
         business.save(update_fields=["industry"])
@@ -207,12 +209,13 @@ def test_the_night_embeds_each_article_and_post_once_and_keeps_the_vectors(
     drafts_compose_for_account(account=account)
     first = len(embedded)
     meaning._article_vectors.cache_clear()  # another worker: only the rows can help it
+    meaning._posts_vectors.cache_clear()
     drafts_compose_for_account(account=other_account)
 
     stored = Article.objects.get(pk=article.pk).meaning
     assert stored is not None and len(stored) > meaning.DIGEST_BYTES
     assert all(p.meaning for p in PastPost.objects.filter(account=account))
-    # The second account embedded its own posts once (same texts: the process cache) and no
+    # The second account embedded its own posts (its rows had no vectors yet) and no
     # article: both articles' vectors came from their rows.
     assert not any(RECORD_PLAYER[0] == text or CAR_PARK[0] == text for text in embedded[first:])
     relevance = Composition.objects.get(draft__account=account, draft__article=article, draft__platform="facebook_page")
@@ -253,3 +256,9 @@ def test_a_worker_thread_embeds_in_a_child_process_with_the_same_result() -> Non
 
     assert found["child"] is not None  # the thread's embedding went to the child
     assert np.allclose(found["vectors"], semantic.embed(texts), atol=1e-5)  # type: ignore[arg-type]
+
+
+def test_a_batch_gives_each_texts_own_vector() -> None:
+    texts = ["A short one.", "A longer passage about turntables, tonearms and phono stages in a listening room.", ""]
+    assert np.allclose(semantic.embed_batch(texts), semantic.embed(texts), atol=1e-6)
+    assert semantic.embed_batch([]).shape == (0, semantic.DIMENSIONS)
