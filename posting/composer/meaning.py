@@ -135,7 +135,8 @@ def business_meaning(
         return None
     with _embedding:
         wanted = tuple(post for post, vector in pairs if vector is None)
-        fresh = iter(_posts_vectors(wanted) if wanted else [])
+        embedded = _posts_vectors(wanted) if wanted else np.zeros((0, semantic.DIMENSIONS), dtype=np.float32)
+    fresh = iter(embedded)
     rows = [vector if vector is not None else next(fresh) for _, vector in pairs]
     return BusinessMeaning(vectors=np.vstack(rows).astype(np.float32), posts=tuple(post for post, _ in pairs))
 
