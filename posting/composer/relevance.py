@@ -1,6 +1,8 @@
 """Is this article about what the business is about? And is it a story already drafted?
 
-Pure functions, no Django, no downloads: lexical matching that explains itself.
+Pure functions, no Django, no downloads: lexical matching that explains itself and, when the
+bundled sentence model is installed, closeness in meaning to the business's own posts
+(``meaning.py``): the score is the mean of the two (``relevance_score``, ``COMBINED_MIN``).
 
 What a business is about (``BusinessTopic``) is a weighted bag of word stems from four
 places: the trade vocabulary of its industry (research/industries.py; when the industry
