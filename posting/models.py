@@ -66,6 +66,9 @@ class PastPost(models.Model):
     posted_at = models.DateTimeField(null=True, blank=True)
     origin = models.CharField(max_length=32, default="upload")
     imported_at = models.DateTimeField(auto_now_add=True)
+    # The post's vector for relevance (``posting/composer/meaning.py``), written the first time
+    # the composer reads the post, so each post is embedded once, not every night.
+    meaning = models.BinaryField(null=True, blank=True, editable=False)
 
     def __str__(self) -> str:
         return f"past post {self.pk} ({self.platform})"

@@ -326,3 +326,62 @@ def word_vectors(text: str) -> list[tuple[str, Floats]]:
     Raises SemanticModelMissing when the model cannot be loaded.
     """
     return [(word, np.array(vector, dtype=np.float32)) for word, vector in _word_vectors_one(text)]
+
+
+def embed_batch(texts: Sequence[str]) -> Floats:
+    """The same rows as ``embed``, from one forward pass over all the texts (not cached).
+
+    The texts are stacked for the dense layers, the attention stays within each text, so every
+    row is exactly what the text alone gives. Measured on blind8's 50 articles, one article's
+    passages a batch: 5.3 s against 7.1-7.6 s for one pass per passage (small matrices are what
+    BLAS does worst), and a sixth of numpy's calls, each of which gives up the GIL in a thread.
+
+    Raises SemanticModelMissing when the model cannot be loaded.
+    """
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    model = _load()
+    return _encode_many([token_ids(text) for text in texts], model)
+
+
+def _encode_many(sequences: list[list[int]], model: _Model) -> Floats:
+    w = model.weights
+    lengths = [len(ids) for ids in sequences]
+    bounds = np.cumsum([0, *lengths])
+    total = int(bounds[-1])
+    positions = np.concatenate([np.arange(n) for n in lengths])
+    x = (
+        w["embeddings.word_embeddings.weight"][[i for ids in sequences for i in ids]]
+        + w["embeddings.position_embeddings.weight"][positions]
+        + w["embeddings.token_type_embeddings.weight"][0]
+    )
+    x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+    head = DIMENSIONS // HEADS
+    scale = np.float32(1.0 / np.sqrt(head))
+    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    for layer in range(LAYERS):
+        p = f"encoder.layer.{layer}."
+        q = (x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"]).reshape(total, HEADS, head)
+        k = (x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"]).reshape(total, HEADS, head)
+        v = (x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"]).reshape(total, HEADS, head)
+        context = np.empty((total, DIMENSIONS), dtype=np.float32)
+        for start, end in spans:
+            scores = np.matmul(q[start:end].transpose(1, 0, 2), k[start:end].transpose(1, 2, 0)) * scale
+            scores -= scores.max(axis=-1, keepdims=True)
+            probs = np.exp(scores)
+            probs /= probs.sum(axis=-1, keepdims=True)
+            attended_one = np.matmul(probs, v[start:end].transpose(1, 0, 2)).transpose(1, 0, 2)
+            context[start:end] = attended_one.reshape(end - start, DIMENSIONS)
+        attended = context @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
+        x = _layer_norm(
+            x + attended, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"]
+        )
+        hidden = _gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
+        out = hidden @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+        x = _layer_norm(x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+    rows = []
+    for start, end in spans:
+        pooled = x[start:end].mean(axis=0)
+        norm = float(np.linalg.norm(pooled))
+        rows.append(pooled / norm if norm else pooled)
+    return np.array(rows, dtype=np.float32)

@@ -101,6 +101,10 @@ class Article(models.Model):
     extraction_error = models.CharField(max_length=500, blank=True)
     fetched_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The sentence model's vectors of the headline and paragraphs, written by the composer the
+    # first time any account ranks the article (``posting/composer/meaning.py``: a digest of the
+    # text they came from, then float16 rows), so an article is embedded once, not per account.
+    meaning = models.BinaryField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at"]

@@ -755,3 +755,10 @@ def _in_threads[T, R](work: Callable[[T], R], items: list[T], *, ahead: int | No
                 for item in islice(remaining, 1):
                     running.add(pool.submit(work, item))
                 yield future.result()
+
+
+def articles_meaning_store(*, meanings: dict[int, bytes]) -> None:
+    """Store the composer's sentence vectors on the articles (``Article.meaning``): the first
+    account to rank an article pays for embedding it, every later one reads them. Written as
+    given, whatever was there: the bytes carry a digest of the text they were computed from."""
+    Article.objects.bulk_update([Article(pk=pk, meaning=meaning) for pk, meaning in meanings.items()], ["meaning"])

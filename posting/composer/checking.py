@@ -25,6 +25,7 @@ from typing import Any
 
 from posting.composer.extractive import FACEBOOK, INSTAGRAM, ComposedPost, compose_extractive, voice_for_platform
 from posting.composer.llm_composer import compose_with_llm_gated
+from posting.composer.meaning import business_meaning
 from posting.composer.relevance import BusinessTopic, relevance_score, topic_build
 from posting.gate.core import NO_SUBSTANCE, gate_evaluate
 from posting.llm import llm_configured
@@ -123,12 +124,15 @@ def articles_dir_load(path: Path, *, empty: list[str] | None = None) -> list[Art
     return articles
 
 
-def business_topic(business: BusinessFile, *, vocabularies: bool = True) -> BusinessTopic:
+def business_topic(business: BusinessFile, *, vocabularies: bool = True, meaning: bool = True) -> BusinessTopic:
+    """What the business is about; ``meaning=False``: by its words alone (the model aside)."""
+    posts = [*business.facebook_posts, *business.instagram_posts]
     return topic_build(
         industry=business.industry,
         own_names=business.names,
-        past_posts=[*business.facebook_posts, *business.instagram_posts],
+        past_posts=posts,
         vocabularies=vocabularies,
+        meaning=business_meaning(posts=list(dict.fromkeys(posts))) if meaning else None,
     )
 
 

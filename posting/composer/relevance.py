@@ -1,6 +1,8 @@
 """Is this article about what the business is about? And is it a story already drafted?
 
-Pure functions, no Django, no downloads: lexical matching that explains itself.
+Pure functions, no Django, no downloads: lexical matching that explains itself and, when the
+bundled sentence model is installed, closeness in meaning to the business's own posts
+(``meaning.py``): the score is the mean of the two (``relevance_score``, ``COMBINED_MIN``).
 
 What a business is about (``BusinessTopic``) is a weighted bag of word stems from four
 places: the trade vocabulary of its industry (research/industries.py; when the industry
@@ -58,6 +60,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from posting.composer.meaning import BusinessMeaning, Closeness, Vectors, article_vectors, closeness
 from research.industries import industry_vocabularies, vocabularies_used_in
 
 # An article is relevant at or above this share of its key terms matching the business.
@@ -99,6 +102,18 @@ VERY_STRONG_MATCH_TERMS = 3
 VERY_STRONG_MATCH_FACTOR = 0.7
 TITLE_WEIGHT = 2.0
 MATCHED_SHOWN = 8
+
+# With the sentence model (``meaning.py``), an article's score is the mean of its word share
+# (above) and its closeness in meaning to the business's posts, and it is relevant when that
+# mean reaches COMBINED_MIN with the words' evidence (a word of what the business is, in its
+# sense), or when its meaning alone reaches MEANING_ALONE_MIN whatever words it uses (a trade
+# shows in words we never listed). Fitted leave-one-split-out over the nine tuned-on splits
+# (scripts/relevance_loso.py --meaning): the folds chose 0.23-0.24 (0.24 on eight) and 0.40-0.45
+# (0.45 on five, the highest: the fewest articles in on meaning alone); held out, pooled,
+# precision 0.959 and recall 0.856. docs/BENCHMARKS.md has the words alone's.
+COMBINED_MIN = 0.24
+MEANING_ALONE_MIN = 0.45
+CLOSE_TO_SHOWN = 90
 
 # A business no trade vocabulary of ours describes is, besides its industry's words, what this
 # many of its posts (and this share of them) keep writing about.
@@ -221,6 +236,9 @@ class BusinessTopic:
     # hockey team's clean sweep), not a word of the trade, and its words do not vouch for each
     # other's sense.
     name_phrases: frozenset[tuple[str, ...]] = frozenset()
+    # Its posts as the sentence model's vectors (None: words alone; the model is missing or the
+    # business has no posts yet).
+    meaning: BusinessMeaning | None = None
 
     def weight(self, stem: str) -> float:
         return self.terms.get(stem, 0.0)
@@ -240,9 +258,32 @@ class Relevance:
     matched: list[str]
     # Why a share at or above the threshold is still not relevant ("" otherwise).
     short: str = ""
+    # Whether the words' evidence holds (a word of what the business is, in its sense, and a
+    # second word or a headline word): what the share's threshold is applied with.
+    evidence: bool = False
+    # The score that was needed (the share's threshold, or COMBINED_MIN with meaning).
+    needs: float = RELEVANT_MIN
+    # Closeness in meaning to the business's posts (None: words alone), and its nearest post.
+    meaning: float | None = None
+    close_to: str = ""
 
     def as_dict(self) -> dict[str, object]:
-        return {"score": self.score, "relevant": self.relevant, "matched": self.matched}
+        shown: dict[str, object] = {"score": self.score, "relevant": self.relevant, "matched": self.matched}
+        if self.meaning is not None:
+            shown |= {"meaning": self.meaning, "close_to": self.close_to}
+        return shown
+
+    def reason(self) -> str:
+        """Why it was left out, for the skip's detail ("why skipped")."""
+        matched = ", ".join(self.matched) or "nothing"
+        if self.meaning is None:
+            detail = f"Relevance {self.score:.2f} (needs {self.needs}); matched: {matched}"
+            return f"{detail}; {self.short}" if self.score >= self.needs and self.short else detail
+        detail = (
+            f"Relevance {self.score:.2f} (needs {self.needs} with a word of our trade, or meaning "
+            f"{MEANING_ALONE_MIN} alone); meaning {self.meaning:.2f}; matched: {matched}"
+        )
+        return f"{detail}; {self.short}" if self.score >= self.needs and self.short else detail
 
 
 def topic_build(
@@ -252,8 +293,10 @@ def topic_build(
     past_posts: Iterable[str] = (),
     topics: Sequence[str] = (),
     vocabularies: bool = True,
+    meaning: BusinessMeaning | None = None,
 ) -> BusinessTopic:
-    """The bag of words a business is about, from everything it has told us or written.
+    """The bag of words a business is about, from everything it has told us or written,
+    and, when given, its posts' ``meaning`` (``meaning.business_meaning``).
 
     ``vocabularies=False`` leaves out our trade vocabularies: how relevance fares for a
     trade we have none for (the evaluation's generalisation check). An industry that names
@@ -362,6 +405,7 @@ def topic_build(
         # A line that names a trade its posts do not bear out (a swim school's "lessons") keeps
         # the trades' threshold: the lower one let driving lessons in for the swim school.
         threshold=RELEVANT_MIN if vocabulary or named_trade else RELEVANT_MIN_OWN_WORDS,
+        meaning=meaning,
     )
 
 
@@ -458,7 +502,44 @@ def _line_key(line: str) -> str:
     return " ".join(words_of(re.sub(r"#\w+", " ", line)))
 
 
-def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
+def relevance_score(*, topic: BusinessTopic, title: str, body: str, vectors: Vectors | None = None) -> Relevance:
+    """Whether the article is about what the business is about: its words (below) and, when the
+    business's posts have vectors, its meaning. ``vectors``: the article's stored passage vectors
+    (``meaning.article_vectors``), worked out here when not given."""
+    lexical = _words_score(topic=topic, title=title, body=body)
+    if topic.meaning is None:
+        return lexical
+    if vectors is None:
+        vectors = article_vectors(title=title, body=body)
+    if vectors is None:
+        return lexical
+    return _with_meaning(lexical, closeness(topic.meaning, vectors))
+
+
+def _with_meaning(lexical: Relevance, close: Closeness) -> Relevance:
+    """The words' share and the closeness in meaning, averaged (each is in about [0, 0.6]);
+    relevant at COMBINED_MIN with the words' evidence, or on meaning alone at MEANING_ALONE_MIN."""
+    score = round((lexical.score + close.score) / 2, 4)
+    relevant = (lexical.evidence and score >= COMBINED_MIN) or close.score >= MEANING_ALONE_MIN
+    nearest = " ".join(close.nearest_post.split())
+    if len(nearest) > CLOSE_TO_SHOWN:
+        nearest = nearest[: CLOSE_TO_SHOWN - 1].rsplit(" ", 1)[0] + "\u2026"
+    short = lexical.short
+    if not relevant and score >= COMBINED_MIN and not short:
+        short = "no word of our trade in our sense"
+    return Relevance(
+        score=score,
+        relevant=relevant,
+        matched=lexical.matched,
+        short=short,
+        evidence=lexical.evidence,
+        needs=COMBINED_MIN,
+        meaning=close.score,
+        close_to=nearest,
+    )
+
+
+def _words_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
     """How much of what the article is mostly about is what the business is about.
 
     Relevant takes a share of at least the threshold *and* enough evidence: two of the
@@ -468,7 +549,7 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
     keys = article_key_terms(title=title, body=body, topic=topic)
     total = sum(keys.values())
     if not total or not topic.terms:
-        return Relevance(score=0.0, relevant=False, matched=[])
+        return Relevance(score=0.0, relevant=False, matched=[], needs=topic.threshold)
     headline = _topic_stems(title, topic=topic, body_names=frozenset(names_in(body)))
     contributions = {stem: weight * topic.weight(stem) for stem, weight in keys.items() if topic.weight(stem)}
     score = round(sum(contributions.values()) / total, 4)
@@ -531,7 +612,14 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance
         least = topic.threshold * STRONG_MATCH_FACTOR
     else:
         least = topic.threshold
-    return Relevance(score=score, relevant=score >= least and enough, matched=matched[:MATCHED_SHOWN], short=short)
+    return Relevance(
+        score=score,
+        relevant=score >= least and enough,
+        matched=matched[:MATCHED_SHOWN],
+        short=short,
+        evidence=enough,
+        needs=topic.threshold,
+    )
 
 
 def _in_our_sense(stem: str, passages: list[set[str]], plain: list[set[str]], topic: BusinessTopic) -> bool:

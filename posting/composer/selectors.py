@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from accounts.models import Account, Platform
+from posting.composer.meaning import BusinessMeaning
 from posting.composer.relevance import BusinessTopic, StoryPrint, story_print, topic_build
 from posting.models import ComposeSkip, PastPost
 from publish.models import Channel
@@ -29,8 +30,9 @@ def account_platforms(*, account: Account) -> list[str]:
     return [p for p in Platform.values if p in connected] or list(Platform.values)
 
 
-def account_topic(*, account: Account) -> BusinessTopic:
-    """What the account is about: industry, chosen topics, own names and all its past posts."""
+def account_topic(*, account: Account, meaning: BusinessMeaning | None = None) -> BusinessTopic:
+    """What the account is about: industry, chosen topics, own names and all its past posts,
+    and ``meaning``, its recent posts' vectors (``services.account_meaning``), when given."""
     listed = account.own_names if isinstance(account.own_names, list) else []
     topics = account.topics if isinstance(account.topics, list) else []
     posts = PastPost.objects.filter(account=account).order_by("-posted_at", "-pk").values_list("text", flat=True)
@@ -39,6 +41,7 @@ def account_topic(*, account: Account) -> BusinessTopic:
         own_names=[account.name, *(str(name) for name in listed)],
         past_posts=list(posts[:PAST_POSTS_READ]),
         topics=[str(topic) for topic in topics],
+        meaning=meaning,
     )
 
 

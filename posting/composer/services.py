@@ -21,14 +21,26 @@ from django.utils import timezone
 from accounts.models import Account, Platform
 from posting.composer.extractive import ComposedPost, compose_extractive, voice_for_platform
 from posting.composer.llm_composer import compose_with_llm_gated
+from posting.composer.meaning import (
+    BUSINESS_MAX_POSTS,
+    BusinessMeaning,
+    Vectors,
+    article_vectors,
+    business_meaning,
+    model_available,
+    text_digest,
+    vectors_pack,
+    vectors_unpack,
+)
 from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
 from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
 from posting.llm import llm_configured
-from posting.models import ComposeSkip, Composition, Draft, LLMUsage, VoiceProfile
+from posting.models import ComposeSkip, Composition, Draft, LLMUsage, PastPost, VoiceProfile
 from posting.selectors import account_rejection_reasons, account_sign_offs
 from posting.services import draft_revision_record
 from research.models import Article
 from research.selectors import articles_usable_for_account
+from research.services import articles_meaning_store
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +109,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     remaining = {p: account.cadence_per_day - _drafts_in_play_today(account=account, platform=p) for p in platforms}
     handled = _handled(account=account, articles=articles)
     profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
-    topic = account_topic(account=account)
+    topic = account_topic(account=account, meaning=account_meaning(account=account))
     run = _Run(
         use_llm=llm_configured(),
         own_names=[account.name, *(str(n) for n in account.own_names if isinstance(account.own_names, list))],
@@ -111,15 +123,12 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     # Skips are written together at the end: one insert, not a get-or-create per article and
     # platform (at 1,000 accounts those were most of the compose stage's queries).
     skips: list[ComposeSkip] = []
-    for article, relevance in _ranked(articles, topic=topic):
+    for article, relevance in _ranked(articles, topic=topic, rotation=account.pk):
         open_platforms = [p for p in platforms if (p, article.pk) not in handled]
         if not open_platforms:
             continue
         if not relevance.relevant:
-            matched = ", ".join(relevance.matched) or "nothing"
-            detail = f"Relevance {relevance.score:.2f} (needs {topic.threshold}); matched: {matched}"
-            if relevance.score >= topic.threshold:
-                detail += f"; {relevance.short}"
+            detail = relevance.reason()
             for platform in open_platforms:
                 _skip_record(
                     skips,
@@ -319,12 +328,81 @@ def _with_donts(style_guide: str, donts: list[str]) -> str:
     return f"{style_guide}\nDON'T (the business rejected earlier drafts for these reasons):\n{lines}".strip()
 
 
-def _ranked(articles: list[Article], *, topic: BusinessTopic) -> list[tuple[Article, Relevance]]:
+def _ranked(articles: list[Article], *, topic: BusinessTopic, rotation: int = 0) -> list[tuple[Article, Relevance]]:
     """Best first. With nothing known about the business yet, every article is let through."""
     if not topic.known:
         return [(article, Relevance(score=0.0, relevant=True, matched=[])) for article in articles]
-    scored = [(article, relevance_score(topic=topic, title=article.title, body=article.text)) for article in articles]
+    vectors = _articles_vectors(articles, rotation=rotation) if topic.meaning is not None else {}
+    scored = [
+        (article, relevance_score(topic=topic, title=article.title, body=article.text, vectors=vectors.get(article.pk)))
+        for article in articles
+    ]
     return sorted(scored, key=lambda pair: -pair[1].score)
+
+
+def account_meaning(*, account: Account) -> BusinessMeaning | None:
+    """The account's most recent posts as the sentence model's vectors (None: words alone).
+
+    Each post is embedded once, the first night it is read, and its vector kept on the row
+    (``PastPost.meaning``); later nights read it."""
+    if not model_available():
+        return None
+    rows = [
+        row
+        for row in PastPost.objects.filter(account=account)
+        .exclude(text="")
+        .order_by("-posted_at", "-pk")
+        .values_list("pk", "text", "meaning")[:BUSINESS_MAX_POSTS]
+        if row[1].strip()  # as business_meaning keeps them, so the vectors line up with the rows
+    ]
+    stored: list[Vectors | None] = []
+    for _, text, meaning in rows:
+        vectors = vectors_unpack(meaning, digest=text_digest(text))
+        stored.append(vectors[0] if vectors is not None and len(vectors) == 1 else None)
+    business = business_meaning(posts=[text for _, text, _ in rows], vectors=stored)
+    if business is None:
+        return None
+    fresh = [
+        PastPost(pk=pk, meaning=vectors_pack(business.vectors[index : index + 1], digest=text_digest(text)))
+        for index, (pk, text, _) in enumerate(rows)
+        if stored[index] is None
+    ]
+    if fresh:
+        PastPost.objects.bulk_update(fresh, ["meaning"])  # one query, the first night only
+    return business
+
+
+def _articles_vectors(articles: list[Article], *, rotation: int = 0) -> dict[int, Vectors]:
+    """Each article's passage vectors: stored on the row by whichever account ranked it first
+    (so one night embeds an article once, not once per account), or worked out and stored now.
+
+    At the start of a night every worker reaches the same new articles at once. Each stores a
+    vector as soon as it has it and reads the row again before embedding the next article, and
+    each account starts at a different article (``rotation``, its id), so two worker processes
+    share the new articles between them instead of both embedding all of them."""
+    found: dict[int, Vectors] = {}
+    missing: list[Article] = []
+    for article in articles:
+        vectors = vectors_unpack(article.meaning, digest=text_digest(article.title, article.text))
+        if vectors is None:
+            missing.append(article)
+        else:
+            found[article.pk] = vectors
+    if missing:
+        start = rotation % len(missing)
+        missing = missing[start:] + missing[:start]
+    for article in missing:
+        digest = text_digest(article.title, article.text)
+        stored = Article.objects.filter(pk=article.pk).values_list("meaning", flat=True).first()
+        vectors = vectors_unpack(stored, digest=digest)
+        if vectors is None:
+            vectors = article_vectors(title=article.title, body=article.text)
+            if vectors is None:
+                return {}
+            article.meaning = vectors_pack(vectors, digest=digest)
+            articles_meaning_store(meanings={article.pk: article.meaning})
+        found[article.pk] = vectors
+    return found
 
 
 def _instagram_image_skip(*, account: Account, article: Article) -> str:

@@ -1,0 +1,264 @@
+"""Relevance by meaning (posting/composer/meaning.py) with the real bundled model, and without it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import numpy as np
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import Account
+from posting import semantic
+from posting.composer import meaning
+from posting.composer.checking import (
+    ArticleFile,
+    BusinessFile,
+    article_file_load,
+    business_file_load,
+    business_topic,
+    relevance_rank,
+)
+from posting.composer.evaluation import DATA_DIR
+from posting.composer.relevance import COMBINED_MIN, MEANING_ALONE_MIN, BusinessTopic, relevance_score, topic_build
+from posting.composer.services import drafts_compose_for_account
+from posting.gate.services import drafts_gate_pending
+from posting.models import ComposeSkip, Composition, PastPost
+from research.models import Article, Subscription
+from tests.posting.test_composer import article_create
+
+# A hi-fi dealer whose posts never write "turntable", "phono" or "vinyl".
+HIFI_POSTS = [
+    "This week in the listening room: a pair of floorstanding loudspeakers from a small Danish maker.",
+    "Our amplifier demonstrations run every Saturday; bring a record you know well.",
+    "We set up a customer's new system at home, cables and speaker placement included.",
+    "Valve amplifiers need a little care: we check and rebias them in the workshop.",
+    "A second-hand CD transport came in today, fully serviced, with a twelve-month warranty.",
+]
+RECORD_PLAYER = (
+    "Rega unveils a new record player with a built-in phono stage",
+    "The British maker Rega has announced a belt-drive record player with a built-in phono stage and a "
+    "new tonearm, on sale in March for £899.\n"
+    "The deck plays 33 and 45 rpm records and ships with a moving-magnet cartridge fitted at the factory.\n"
+    "Reviewers who heard a prototype said the sound was detailed and warm, with deep, tight bass.",
+)
+CAR_PARK = (
+    "Council to resurface library car park in March",
+    "The council will resurface the car park behind the central library over two weeks in March.\n"
+    "Parking will be suspended during the works and blue badge holders can use the bays on Mill Street.\n"
+    "The work costs £84,000 and was agreed at the highways committee on Tuesday.",
+)
+
+
+def hifi_topic(*, with_meaning: bool = True) -> BusinessTopic:
+    # Without our trade vocabularies (research/industries.py has hi-fi's): a trade we have no
+    # word list for is known by its posts' words alone, which is where meaning must help.
+    business = meaning.business_meaning(posts=HIFI_POSTS) if with_meaning else None
+    return topic_build(
+        industry="", own_names=["The Listening Room"], past_posts=HIFI_POSTS, meaning=business, vocabularies=False
+    )
+
+
+def split_pair(split: str, business: str, article: str) -> tuple[BusinessFile, ArticleFile]:
+    root = DATA_DIR / split
+    return business_file_load(root / "businesses" / f"{business}.json"), article_file_load(root / "articles" / article)
+
+
+def test_an_article_in_the_businesss_trade_but_not_its_words_is_found_by_meaning() -> None:
+    # blind6 (tuned-on): the pest controller's posts never write a bin strike; words alone missed it.
+    business, article = split_pair("blind6", "stowford-pest-control", "pests-01-bin-strike-rats-stowford.txt")
+    words = relevance_score(topic=business_topic(business, meaning=False), title=article.title, body=article.body)
+    both = relevance_score(topic=business_topic(business), title=article.title, body=article.body)
+
+    assert not words.relevant and words.meaning is None
+    assert both.meaning is not None and both.meaning >= MEANING_ALONE_MIN
+    assert both.relevant
+    # The score printed is the mean of the words' share and the meaning; why: the nearest post.
+    assert both.score == pytest.approx((words.score + both.meaning) / 2, abs=1e-4)
+    posts = [" ".join(post.split()) for post in business.facebook_posts + business.instagram_posts]
+    assert any(post.startswith(both.close_to.rstrip("\u2026")) for post in posts)
+    assert both.as_dict()["close_to"] == both.close_to
+
+
+def test_a_shared_word_far_in_meaning_is_left_out() -> None:
+    # blind8 (tuned-on): a broadcaster's red button is not an upholsterer's buttons; words alone took it.
+    business, article = split_pair("blind8", "button-and-batten", "media-01-broadcaster-ends-red-button-service.txt")
+    words = relevance_score(topic=business_topic(business, meaning=False), title=article.title, body=article.body)
+    both = relevance_score(topic=business_topic(business), title=article.title, body=article.body)
+
+    assert words.relevant
+    assert both.meaning is not None and both.meaning < MEANING_ALONE_MIN and both.score < COMBINED_MIN
+    assert not both.relevant
+
+
+def test_an_article_from_another_trade_stays_out() -> None:
+    title, body = CAR_PARK
+    result = relevance_score(topic=hifi_topic(), title=title, body=body)
+
+    assert result.meaning is not None and result.meaning < MEANING_ALONE_MIN
+    assert result.score < COMBINED_MIN
+    assert not result.relevant
+    assert "meaning" in result.reason()
+
+
+def test_a_business_reached_only_in_the_second_half_is_found() -> None:
+    # Passages, not the whole article: the hi-fi paragraph decides, the council's preamble does not.
+    preamble = "\n".join(CAR_PARK[1].split("\n") * 3)
+    body = preamble + "\n" + RECORD_PLAYER[1]
+    passages = meaning.article_passages(title="Town news in brief", body=body)
+
+    assert any("phono stage" in passage for passage in passages)
+    topic = hifi_topic()
+    result = relevance_score(topic=topic, title="Town news in brief", body=body)
+    assert result.meaning is not None and topic.meaning is not None
+    whole = float(semantic.embed([body])[0] @ topic.meaning.vectors.mean(axis=0))
+    assert result.meaning > whole
+
+
+def test_a_long_article_is_embedded_within_the_budget_and_to_its_end() -> None:
+    paragraphs = [f"Paragraph {i} says something about amplifiers and loudspeakers in the shop." * 3 for i in range(60)]
+    passages = meaning.article_passages(title="A very long story", body="\n".join(paragraphs))
+    tokens = sum(min(len(semantic.token_ids(p)), semantic.MAX_TOKENS) for p in passages)
+
+    assert tokens <= meaning.ARTICLE_MAX_TOKENS
+    assert passages[0] == "A very long story"
+    assert any("Paragraph 5" in p for p in passages[len(passages) // 2 :])  # not only the opening
+
+
+def test_stored_vectors_are_read_back_only_for_the_same_text() -> None:
+    vectors = meaning.article_vectors(title="A title", body="A body about turntables.")
+    assert vectors is not None
+    packed = meaning.vectors_pack(vectors, digest=meaning.text_digest("A title", "A body about turntables."))
+
+    again = meaning.vectors_unpack(packed, digest=meaning.text_digest("A title", "A body about turntables."))
+    assert again is not None and np.allclose(again, vectors, atol=1e-3)
+    assert meaning.vectors_unpack(packed, digest=meaning.text_digest("A title", "An edited body.")) is None
+    assert meaning.vectors_unpack(None, digest=b"") is None
+
+
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(semantic, "_model", None)
+    monkeypatch.setattr(semantic, "PACKAGE", "no_such_model_package")
+    monkeypatch.setattr(meaning, "_missing_logged", False)
+    meaning._article_vectors.cache_clear()
+    meaning._posts_vectors.cache_clear()
+
+
+def test_without_the_model_relevance_is_the_words_alone_and_says_so_once(
+    no_model: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="posting.composer.meaning")
+    business = BusinessFile(
+        name="The Listening Room", industry="hi-fi dealer", own_names=[], facebook_posts=HIFI_POSTS, instagram_posts=[]
+    )
+    articles = [ArticleFile(name=f"{i}.txt", title=t, body=b) for i, (t, b) in enumerate([RECORD_PLAYER, CAR_PARK])]
+
+    rows = relevance_rank(business=business, articles=articles)
+    relevance_rank(business=business, articles=articles)
+
+    assert [set(row) for row in rows] == [{"article", "score", "relevant", "matched"}] * 2
+    topic = topic_build(industry="hi-fi dealer", own_names=["The Listening Room"], past_posts=HIFI_POSTS)
+    for row, (title, body) in zip(sorted(rows, key=lambda r: r["article"]), [RECORD_PLAYER, CAR_PARK], strict=True):
+        assert row["score"] == relevance_score(topic=topic, title=title, body=body).score
+    assert meaning.business_meaning(posts=HIFI_POSTS) is None
+    assert [r.message for r in caplog.records].count(
+        "the sentence model is not installed: relevance uses words alone"
+    ) == 1
+
+
+def test_relevance_rank_prints_the_combined_score_and_its_decision() -> None:
+    business = BusinessFile(
+        name="The Listening Room", industry="", own_names=[], facebook_posts=HIFI_POSTS, instagram_posts=[]
+    )
+    articles = [ArticleFile(name="record.txt", title=RECORD_PLAYER[0], body=RECORD_PLAYER[1])]
+
+    (row,) = relevance_rank(business=business, articles=articles)
+
+    assert set(row) == {"article", "score", "relevant", "matched"}
+    expected = relevance_score(topic=business_topic(business), title=RECORD_PLAYER[0], body=RECORD_PLAYER[1])
+    assert expected.meaning is not None
+    assert (row["score"], row["relevant"]) == (expected.score, expected.relevant) and row["relevant"]
+
+
+@pytest.mark.django_db
+def test_the_night_embeds_each_article_and_post_once_and_keeps_the_vectors(
+    account: Account, other_account: Account, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedded: list[str] = []
+    real_embed = semantic.embed_batch
+
+    def counting(texts):  # type: ignore[no-untyped-def]
+        embedded.extend(texts)
+        return real_embed(texts)
+
+    monkeypatch.setattr(semantic, "embed_batch", counting)
+    meaning._article_vectors.cache_clear()  # a fresh worker process: nothing embedded yet
+    meaning._posts_vectors.cache_clear()
+    for business in (account, other_account):
+        business.industry = ""
+        business.save(update_fields=["industry"])
+        PastPost.objects.bulk_create(PastPost(account=business, platform="facebook_page", text=t) for t in HIFI_POSTS)
+    article = article_create(account, title=RECORD_PLAYER[0], body=RECORD_PLAYER[1])
+    car_park = article_create(account, title=CAR_PARK[0], body=CAR_PARK[1])
+    assert article.source is not None
+    Subscription.objects.create(account=other_account, source=article.source)  # both read the same feed
+
+    drafts_compose_for_account(account=account)
+    first = len(embedded)
+    meaning._article_vectors.cache_clear()  # another worker: only the rows can help it
+    meaning._posts_vectors.cache_clear()
+    drafts_compose_for_account(account=other_account)
+
+    stored = Article.objects.get(pk=article.pk).meaning
+    assert stored is not None and len(stored) > meaning.DIGEST_BYTES
+    assert all(p.meaning for p in PastPost.objects.filter(account=account))
+    # The second account embedded its own posts (its rows had no vectors yet) and no
+    # article: both articles' vectors came from their rows.
+    assert not any(RECORD_PLAYER[0] == text or CAR_PARK[0] == text for text in embedded[first:])
+    relevance = Composition.objects.get(draft__account=account, draft__article=article, draft__platform="facebook_page")
+    assert relevance.relevance["relevant"] and relevance.relevance["close_to"]
+    skip = ComposeSkip.objects.filter(account=account, article=car_park).first()
+    assert skip is not None and skip.reason == ComposeSkip.Reason.OFF_TOPIC and "meaning" in skip.detail
+
+
+@pytest.mark.django_db
+def test_the_draft_says_which_post_it_is_close_to(account: Account, member_client: Client) -> None:
+    account.industry = "hi-fi dealer"
+    account.save(update_fields=["industry"])
+    PastPost.objects.bulk_create(PastPost(account=account, platform="facebook_page", text=t) for t in HIFI_POSTS)
+    article_create(account, title=RECORD_PLAYER[0], body=RECORD_PLAYER[1])
+    drafts_compose_for_account(account=account)
+    drafts_gate_pending()
+
+    page = member_client.get(reverse("drafts", kwargs={"slug": account.slug})).content.decode()
+
+    assert "Why this article: it is close in meaning to your post" in page
+    why = page.split("Why this article: it is close in meaning to your post", 1)[1][:400]
+    assert any(post[:30] in why for post in HIFI_POSTS) and "(relevance 0." in why
+
+
+def test_a_worker_thread_embeds_in_a_child_process_with_the_same_result() -> None:
+    # Production's workers run tasks in threads: there the forward pass runs in a child process
+    # (the GIL would starve it behind the other threads), and must give the same vectors.
+    texts = ["Vinyl sales reach a thirty-year high.", "The council will resurface the library car park."]
+    found: dict[str, object] = {}
+
+    def embed_in_a_thread() -> None:
+        found["vectors"] = meaning._embed(texts)
+        found["child"] = meaning._child
+
+    thread = threading.Thread(target=embed_in_a_thread)
+    thread.start()
+    thread.join()
+
+    assert found["child"] is not None  # the thread's embedding went to the child
+    assert np.allclose(found["vectors"], semantic.embed(texts), atol=1e-5)  # type: ignore[arg-type]
+
+
+def test_a_batch_gives_each_texts_own_vector() -> None:
+    texts = ["A short one.", "A longer passage about turntables, tonearms and phono stages in a listening room.", ""]
+    assert np.allclose(semantic.embed_batch(texts), semantic.embed(texts), atol=1e-6)
+    assert semantic.embed_batch([]).shape == (0, semantic.DIMENSIONS)
