@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 COMPOSE = Path(__file__).resolve().parent / "data" / "compose"
-SPLITS = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"]
+SPLITS = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10"]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
 PLATFORM_POSTS = {"facebook_page": "facebook_posts", "instagram": "instagram_posts"}
@@ -110,8 +110,21 @@ HELD_OUT_SHAPES = [
     ("blind7", 50, (7, 9), 17, 3, "gilt-and-glass", "ridgeline-scaffolding"),
     ("blind8", 50, (7, 9), 17, 3, "button-and-batten", "leaf-and-lantern-tea"),
     ("blind9", 50, (7, 9), 17, 3, "reed-and-spar", "hallam-and-sons"),
+    ("blind10", 50, (7, 9), 17, 3, "awl-and-last", "carrick-removals"),
 ]
-SPLIT_ORDER = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"]
+SPLIT_ORDER = [
+    "dev",
+    "blind",
+    "blind2",
+    "blind3",
+    "blind4",
+    "blind5",
+    "blind6",
+    "blind7",
+    "blind8",
+    "blind9",
+    "blind10",
+]
 
 
 @pytest.mark.parametrize(
