@@ -20,6 +20,7 @@ form that moves cosines by about 0.001, far below anything the ranker decides on
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import logging
 import os
@@ -232,29 +233,39 @@ def _gelu(x: Floats) -> Floats:
     return out.astype(np.float32, copy=False)
 
 
-def _hidden(ids: list[int], model: _Model) -> Floats:
-    """The last layer's vector for every token of ``ids``, shape (tokens, DIMENSIONS)."""
+def _hidden_many(sequences: list[list[int]], model: _Model) -> Floats:
+    """The last layer's vector for every token of every sequence, stacked: shape (all tokens,
+    DIMENSIONS), sequence after sequence. The sequences share the dense layers (one matmul for
+    all, which BLAS does far better than many small ones) and attend only within themselves, so
+    each sequence's rows are exactly what it alone gives."""
     w = model.weights
-    n = len(ids)
+    lengths = [len(ids) for ids in sequences]
+    bounds = np.cumsum([0, *lengths]).tolist()
+    total = bounds[-1]
+    positions = np.concatenate([np.arange(n) for n in lengths])
     x = (
-        w["embeddings.word_embeddings.weight"][ids]
-        + w["embeddings.position_embeddings.weight"][:n]
+        w["embeddings.word_embeddings.weight"][[i for ids in sequences for i in ids]]
+        + w["embeddings.position_embeddings.weight"][positions]
         + w["embeddings.token_type_embeddings.weight"][0]
     )
     x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
     head = DIMENSIONS // HEADS
     scale = np.float32(1.0 / np.sqrt(head))
+    spans = list(itertools.pairwise(bounds))
     for layer in range(LAYERS):
         p = f"encoder.layer.{layer}."
-        q = (x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"]).reshape(n, HEADS, head)
-        k = (x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"]).reshape(n, HEADS, head)
-        v = (x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"]).reshape(n, HEADS, head)
-        # Batched matmul per head (einsum is about ten times slower on these shapes).
-        scores = np.matmul(q.transpose(1, 0, 2), k.transpose(1, 2, 0)) * scale
-        scores -= scores.max(axis=-1, keepdims=True)
-        probs = np.exp(scores)
-        probs /= probs.sum(axis=-1, keepdims=True)
-        context = np.matmul(probs, v.transpose(1, 0, 2)).transpose(1, 0, 2).reshape(n, DIMENSIONS)
+        q = (x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"]).reshape(total, HEADS, head)
+        k = (x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"]).reshape(total, HEADS, head)
+        v = (x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"]).reshape(total, HEADS, head)
+        context = np.empty((total, DIMENSIONS), dtype=np.float32)
+        for start, end in spans:
+            # Batched matmul per head (einsum is about ten times slower on these shapes).
+            scores = np.matmul(q[start:end].transpose(1, 0, 2), k[start:end].transpose(1, 2, 0)) * scale
+            scores -= scores.max(axis=-1, keepdims=True)
+            probs = np.exp(scores)
+            probs /= probs.sum(axis=-1, keepdims=True)
+            attended_one = np.matmul(probs, v[start:end].transpose(1, 0, 2)).transpose(1, 0, 2)
+            context[start:end] = attended_one.reshape(end - start, DIMENSIONS)
         attended = context @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
         x = _layer_norm(
             x + attended, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"]
@@ -265,10 +276,19 @@ def _hidden(ids: list[int], model: _Model) -> Floats:
     return x
 
 
-def _encode(ids: list[int], model: _Model) -> Floats:
-    pooled = _hidden(ids, model).mean(axis=0)
+def _hidden(ids: list[int], model: _Model) -> Floats:
+    """The last layer's vector for every token of ``ids``, shape (tokens, DIMENSIONS)."""
+    return _hidden_many([ids], model)
+
+
+def _pooled(hidden: Floats) -> Floats:
+    pooled = hidden.mean(axis=0)
     norm = float(np.linalg.norm(pooled))
     return (pooled / norm if norm else pooled).astype(np.float32)
+
+
+def _encode(ids: list[int], model: _Model) -> Floats:
+    return _pooled(_hidden(ids, model))
 
 
 @lru_cache(maxsize=CACHE_SIZE)
@@ -345,43 +365,6 @@ def embed_batch(texts: Sequence[str]) -> Floats:
 
 
 def _encode_many(sequences: list[list[int]], model: _Model) -> Floats:
-    w = model.weights
-    lengths = [len(ids) for ids in sequences]
-    bounds = np.cumsum([0, *lengths])
-    total = int(bounds[-1])
-    positions = np.concatenate([np.arange(n) for n in lengths])
-    x = (
-        w["embeddings.word_embeddings.weight"][[i for ids in sequences for i in ids]]
-        + w["embeddings.position_embeddings.weight"][positions]
-        + w["embeddings.token_type_embeddings.weight"][0]
-    )
-    x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
-    head = DIMENSIONS // HEADS
-    scale = np.float32(1.0 / np.sqrt(head))
-    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-    for layer in range(LAYERS):
-        p = f"encoder.layer.{layer}."
-        q = (x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"]).reshape(total, HEADS, head)
-        k = (x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"]).reshape(total, HEADS, head)
-        v = (x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"]).reshape(total, HEADS, head)
-        context = np.empty((total, DIMENSIONS), dtype=np.float32)
-        for start, end in spans:
-            scores = np.matmul(q[start:end].transpose(1, 0, 2), k[start:end].transpose(1, 2, 0)) * scale
-            scores -= scores.max(axis=-1, keepdims=True)
-            probs = np.exp(scores)
-            probs /= probs.sum(axis=-1, keepdims=True)
-            attended_one = np.matmul(probs, v[start:end].transpose(1, 0, 2)).transpose(1, 0, 2)
-            context[start:end] = attended_one.reshape(end - start, DIMENSIONS)
-        attended = context @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
-        x = _layer_norm(
-            x + attended, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"]
-        )
-        hidden = _gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
-        out = hidden @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
-        x = _layer_norm(x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
-    rows = []
-    for start, end in spans:
-        pooled = x[start:end].mean(axis=0)
-        norm = float(np.linalg.norm(pooled))
-        rows.append(pooled / norm if norm else pooled)
-    return np.array(rows, dtype=np.float32)
+    hidden = _hidden_many(sequences, model)
+    bounds = np.cumsum([0, *(len(ids) for ids in sequences)]).tolist()
+    return np.array([_pooled(hidden[start:end]) for start, end in itertools.pairwise(bounds)])
