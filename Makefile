@@ -98,8 +98,9 @@ bench-night: $(STAMP)
 fault-night: $(STAMP)
 	$(PY) scripts/fault_night.py $(FAULT_ARGS)
 
-# Relevance, same-story dedupe, voice and the offline composer on tests/data/compose (every
-# split present: dev is tuned on, blind is scored once). Fails when a target is missed.
+# Relevance, same-story dedupe, voice and the offline composer on tests/data/compose. Bare, it
+# scores every split present, held-out ones included (tests/data/compose/README.md says which are
+# held out): while tuning, pass EVAL_ARGS="--split NAME". Fails when a target is missed.
 eval-compose: $(STAMP)
 	DJANGO_DEBUG=1 $(PY) manage.py compose_eval $(EVAL_ARGS)
 
