@@ -458,26 +458,9 @@ def _name_phrases(name: str) -> list[tuple[str, ...]]:
 def _phrases_joined(stems: list[str], phrases: frozenset[tuple[str, ...]]) -> list[str]:
     """``stems`` with each run of them that is one of ``phrases`` (longest first) kept whole,
     as one term no business word matches ("name:clean sweep"), like a name of the article."""
-    if not phrases:
-        return stems
-    longest = max(len(phrase) for phrase in phrases)
     kept: list[str] = []
-    index = 0
-    while index < len(stems):
-        size = next(
-            (
-                size
-                for size in range(min(longest, len(stems) - index), 1, -1)
-                if tuple(stems[index : index + size]) in phrases
-            ),
-            0,
-        )
-        if size:
-            kept.append(NAME_TERM + " ".join(stems[index : index + size]))
-            index += size
-        else:
-            kept.append(stems[index])
-            index += 1
+    for word, run in _longest_runs(stems, phrases, shortest=2):
+        kept.append(NAME_TERM + " ".join(run) if run else word)
     return kept
 
 
@@ -749,26 +732,40 @@ def _sentence_split(
 
 def _names_picked(words: list[str], known: frozenset[tuple[str, ...]]) -> tuple[list[str], list[tuple[str, ...]]]:
     """``words`` split into ordinary words and the longest runs of them that are ``known`` names."""
-    longest = max((len(name) for name in known), default=0)
     ordinary: list[str] = []
     found: list[tuple[str, ...]] = []
+    for word, run in _longest_runs(words, known, shortest=1):
+        if run:
+            found.append(run)
+        else:
+            ordinary.append(word)
+    return ordinary, found
+
+
+def _longest_runs(
+    words: list[str], known: frozenset[tuple[str, ...]], *, shortest: int
+) -> list[tuple[str, tuple[str, ...]]]:
+    """``words`` read left to right, each place taking the longest run (at least ``shortest``
+    words) that is in ``known``: ``(word, ())`` for a word in no run, ``("", run)`` for a run."""
+    longest = max((len(run) for run in known), default=0)
+    pieces: list[tuple[str, tuple[str, ...]]] = []
     index = 0
     while index < len(words):
         size = next(
             (
                 size
-                for size in range(min(longest, len(words) - index), 0, -1)
+                for size in range(min(longest, len(words) - index), shortest - 1, -1)
                 if tuple(words[index : index + size]) in known
             ),
             0,
         )
         if size:
-            found.append(tuple(words[index : index + size]))
+            pieces.append(("", tuple(words[index : index + size])))
             index += size
         else:
-            ordinary.append(words[index])
+            pieces.append((words[index], ()))
             index += 1
-    return ordinary, found
+    return pieces
 
 
 def _capitals_say_nothing(pieces: list[str]) -> bool:
