@@ -14,7 +14,20 @@ from typing import Any
 import pytest
 
 COMPOSE = Path(__file__).resolve().parent / "data" / "compose"
-SPLITS = ["dev", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10"]
+SPLITS = [
+    "dev",
+    "blind",
+    "blind2",
+    "blind3",
+    "blind4",
+    "blind5",
+    "blind6",
+    "blind7",
+    "blind8",
+    "blind9",
+    "blind10",
+    "blind11",
+]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
 PLATFORM_POSTS = {"facebook_page": "facebook_posts", "instagram": "instagram_posts"}
@@ -111,6 +124,7 @@ HELD_OUT_SHAPES = [
     ("blind8", 50, (7, 9), 17, 3, "button-and-batten", "leaf-and-lantern-tea"),
     ("blind9", 50, (7, 9), 17, 3, "reed-and-spar", "hallam-and-sons"),
     ("blind10", 50, (7, 9), 17, 3, "awl-and-last", "carrick-removals"),
+    ("blind11", 50, (7, 9), 17, 3, "cope-and-batter", "haddow-and-daughter"),
 ]
 SPLIT_ORDER = [
     "dev",
@@ -124,6 +138,7 @@ SPLIT_ORDER = [
     "blind8",
     "blind9",
     "blind10",
+    "blind11",
 ]
 
 
