@@ -1,5 +1,5 @@
 """The generalisation sets written after the first two (tests/data/gate_general3/ to
-gate_general7/) are complete and load with the project's loader: one table, one set a row.
+gate_general8/) are complete and load with the project's loader: one table, one set a row.
 
 These tests check each set's shape only and never run the gate. Each set was written by someone
 who never read the gate, held out, and scored once before and once after a round of gate
@@ -27,6 +27,7 @@ SETS = (
     "gate_general5",
     "gate_general6",
     "gate_general7",
+    "gate_general8",
 )
 CHECKED = SETS[2:]
 
