@@ -46,6 +46,23 @@ def test_the_embedded_default_is_sqlite_with_in_process_tasks_and_generated_secr
     assert (tmp_path / "token_key").exists()
 
 
+def test_the_embedded_default_publishes_eagerly_without_kombu_guessing_a_host(tmp_path: Path) -> None:
+    # `make pipeline` printed kombu's "No hostname was supplied" on every in-process publish.
+    probe = (
+        "import django, logging; django.setup(); from celery import current_app; "
+        "logging.basicConfig(level=logging.WARNING); "
+        "print(current_app.connection_for_write().as_uri())"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "DATABASE_URL")}
+    env.update({"DJANGO_DEBUG": "1", "LANDED_VAR_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "config.settings"})
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().startswith("memory://")
+    assert "No hostname" not in result.stderr
+
+
 def test_sentry_starts_when_a_dsn_is_set() -> None:
     # A DSN pointing at a closed local port: the SDK initialises without sending anything.
     result = _run({"SENTRY_DSN": "http://public@127.0.0.1:9/1"})
