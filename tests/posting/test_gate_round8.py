@@ -134,13 +134,11 @@ def test_tags_and_a_signature_with_a_role_are_not_claims() -> None:
 
 def test_a_name_before_the_signature_is_still_checked() -> None:
     result = gate(
-        "Norman Yeo and Ivy Brandt planted the garden's 120 varieties of apple. #Dunmere \u2014 Bethan Clegg, coordinator"
+        "Norman Yeo and Ivy Brandt planted the garden's 120 varieties of apple."
+        " #Dunmere \u2014 Bethan Clegg, coordinator"
     )
     assert result.verdict == REJECTED
-
-
-def _tokens(text: str):  # type: ignore[no-untyped-def]
-    return tokenize(text)
+    assert "Ivy" in next(claim.reason for claim in result.claims if not claim.supported)
 
 
 @pytest.mark.parametrize(
@@ -175,17 +173,17 @@ def _tokens(text: str):  # type: ignore[no-untyped-def]
     ],
 )
 def test_the_superlative_check_reads_bounds_counts_and_records(claim: str, evidence: str, held: bool) -> None:
-    assert bool(_superlative_unsupported(_tokens(claim), _tokens(evidence))) is held
+    assert bool(_superlative_unsupported(tokenize(claim), tokenize(evidence))) is held
 
 
 def test_a_denied_word_is_not_the_opposite_of_its_antonym() -> None:
-    evidence = _tokens("Fares are unchanged on the new boat.")
+    evidence = tokenize("Fares are unchanged on the new boat.")
     stems = frozenset(token.norm for token in evidence)
-    assert _opposite(_tokens("Fares haven't changed on the new boat."), stems, evidence) == ""
-    assert _opposite(_tokens("Fares have changed on the new boat."), stems, evidence)
+    assert _opposite(tokenize("Fares haven't changed on the new boat."), stems, evidence) == ""
+    assert _opposite(tokenize("Fares have changed on the new boat."), stems, evidence)
 
 
 def test_up_from_the_figure_the_article_replaces_is_no_denial() -> None:
-    evidence = _tokens("A stall will cost £31.50 a day instead of £28.")
-    assert _negation_mismatch(_tokens("A stall will be £31.50 a day, up from £28."), evidence) == ""
-    assert _negation_mismatch(_tokens("A stall will be £28 a day."), evidence)
+    evidence = tokenize("A stall will cost £31.50 a day instead of £28.")
+    assert _negation_mismatch(tokenize("A stall will be £31.50 a day, up from £28."), evidence) == ""
+    assert _negation_mismatch(tokenize("A stall will be £28 a day."), evidence)
