@@ -452,11 +452,12 @@ def _number_words_replacement(match: re.Match[str]) -> str:
             current += Decimal("0.5")
         elif word in _SCALES:
             scale = _SCALES[word]
+            count = current or Decimal(1)
             if scale == 100:
-                current = max(current, 1) * 100
+                current = count * 100
             else:
-                total += max(current, 1) * scale
-                current = 0
+                total += count * scale
+                current = Decimal(0)
         elif word in _UNITS:
             current += _UNITS[word]
     return _decimal_text(total + current)
