@@ -2304,6 +2304,8 @@ def _role_swap(
                     continue
                 if claim_position[shared[c].norm] + 1 in claim_after_by or positions[c] + 1 in evidence_after_by:
                     continue  # "B was acquired by A": the pivot's agent follows it
+                if _reduced_passive(claim_tokens, shared[c].norm):
+                    continue  # "412 blades sharpened on his first round": what was done to them
                 if any(positions[x] in evidence_after_by for x in (a, b, c)) != any(
                     claim_position[shared[x].norm] in claim_after_by for x in (a, b, c)
                 ):
@@ -2313,6 +2315,31 @@ def _role_swap(
                     f'… "{shared[a].raw}".'
                 )
     return ""
+
+
+# After a participle, words that start no object: "stems sold last summer", "blades sharpened on
+# his first round". A determiner, a figure or a name would be its object ("sharpened 412 blades").
+_PASSIVE_FOLLOWERS = frozenset(
+    {"on", "in", "at", "for", "from", "with", "during", "over", "since", "after", "before", "until", "last"}
+    | {"into", "across", "around", "through", "within", "locally", "here", "there", "today", "yesterday"}
+)
+
+
+def _reduced_passive(tokens: Sequence[Token], verb: str) -> bool:
+    """ "Four hundred and twelve blades sharpened on his very first round": a past participle
+    right after its noun, with no object after it, says what was done to the noun (a passive
+    without "was"), so the words standing before it name no doer. "Ashford defeated Millbrook" has its
+    object and stays an active verb."""
+    for index, token in enumerate(tokens):
+        if token.norm != verb:
+            continue
+        word = _bare_word(token.raw)
+        previous = tokens[index - 1] if index else None
+        if not (PAST.search(word) or word in IRREGULAR) or previous is None or not (previous.content or previous.key):
+            return False
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        return following is None or following.kind == BREAK or following.raw.lower() in _PASSIVE_FOLLOWERS
+    return False
 
 
 def _voice_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> str:

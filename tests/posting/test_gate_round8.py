@@ -10,6 +10,8 @@ one-number change that must still be held back.
 - "Don't forget we lend out ..." denies nothing; "up from £28" gives the figure the article's
   "instead of £28" replaces; "won't be allowed" / "haven't changed" say what the article's
   "banned" / "unchanged" say.
+- A past participle right after its noun with no object ("412 blades sharpened on his first
+  round", "4,600 stems sold last summer") is a passive without "was": no role swap.
 - "at least" / "at most" bound a number, they rank nothing; "the most since 2004" is the
   article's "the highest number since 2004"; "that's Pat's record." is her record, no superlative.
 
@@ -26,6 +28,7 @@ from posting.gate.core import (
     GateResult,
     _negation_mismatch,
     _opposite,
+    _role_swap,
     _superlative_unsupported,
     draft_sentences,
     gate_evaluate,
@@ -187,3 +190,29 @@ def test_up_from_the_figure_the_article_replaces_is_no_denial() -> None:
     evidence = tokenize("A stall will cost £31.50 a day instead of £28.")
     assert _negation_mismatch(tokenize("A stall will be £31.50 a day, up from £28."), evidence) == ""
     assert _negation_mismatch(tokenize("A stall will be £28 a day."), evidence)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "held"),
+    [
+        (
+            "412 blades sharpened on his first round in October.",
+            "On his first round in October he sharpened 412 blades.",
+            False,
+        ),
+        ("4,600 locally grown stems sold last summer.", "Last summer the shop sold 4,600 locally grown stems.", False),
+        # the participle with an object is an active verb again: the roles are turned
+        (
+            "4,600 locally grown stems sold the shop last summer.",
+            "Last summer the shop sold 4,600 locally grown stems.",
+            True,
+        ),
+        (
+            "Millbrook Rovers defeated Ashford Town in the final.",
+            "Ashford Town defeated Millbrook Rovers in the final.",
+            True,
+        ),
+    ],
+)
+def test_a_participle_after_its_noun_is_a_passive(claim: str, evidence: str, held: bool) -> None:
+    assert bool(_role_swap(tokenize(claim), tokenize(evidence))) is held
