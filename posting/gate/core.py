@@ -2302,7 +2302,9 @@ def _role_swap(
                     continue  # far apart: whole clauses moved, not a subject and object swapped
                 if len({part[shared[x].norm] for x in (a, b, c)}) > 1:
                     continue
-                if claim_position[shared[c].norm] + 1 in claim_after_by or positions[c] + 1 in evidence_after_by:
+                if _agent_follows(claim_words, claim_position[shared[c].norm], claim_after_by) or _agent_follows(
+                    evidence_words, positions[c], evidence_after_by
+                ):
                     continue  # "B was acquired by A": the pivot's agent follows it
                 if _reduced_passive(claim_tokens, shared[c].norm):
                     continue  # "412 blades sharpened on his first round": what was done to them
@@ -2315,6 +2317,18 @@ def _role_swap(
                     f'… "{shared[a].raw}".'
                 )
     return ""
+
+
+# A verb's particle, which may stand between it and its "by": "written down by", "set up by".
+_PARTICLES = frozenset({"down", "up", "out", "off", "over", "back", "away", "on", "in"})
+
+
+def _agent_follows(words: Sequence[Token], position: int, after_by: set[int]) -> bool:
+    """The verb at ``position`` is followed by its agent: "acquired by A", or past a particle,
+    "written down by founder Edwin Hartley"."""
+    if position + 1 in after_by:
+        return True
+    return position + 2 in after_by and words[position + 1].raw.lower() in _PARTICLES
 
 
 # After a participle, words that start no object: "stems sold last summer", "blades sharpened on

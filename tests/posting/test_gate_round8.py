@@ -11,7 +11,8 @@ one-number change that must still be held back.
   "instead of £28" replaces; "won't be allowed" / "haven't changed" say what the article's
   "banned" / "unchanged" say.
 - A past participle right after its noun with no object ("412 blades sharpened on his first
-  round", "4,600 stems sold last summer") is a passive without "was": no role swap.
+  round", "4,600 stems sold last summer") is a passive without "was": no role swap; so is a
+  participle whose "by" follows its particle ("written down by founder Edwin Hartley").
 - "at least" / "at most" bound a number, they rank nothing; "the most since 2004" is the
   article's "the highest number since 2004"; "that's Pat's record." is her record, no superlative.
 
