@@ -193,6 +193,9 @@ def test_up_from_the_figure_the_article_replaces_is_no_denial() -> None:
     assert _negation_mismatch(tokenize("A stall will be £28 a day."), evidence)
 
 
+RECIPE = "The pie is made to a recipe that the shop's founder, Edwin Hartley, wrote down in 1952."
+
+
 @pytest.mark.parametrize(
     ("claim", "evidence", "held"),
     [
@@ -213,6 +216,9 @@ def test_up_from_the_figure_the_article_replaces_is_no_denial() -> None:
             "Ashford Town defeated Millbrook Rovers in the final.",
             True,
         ),
+        # the agent past the verb's particle; "for" instead of "by" makes the founder no agent
+        ("The recipe dates from 1952, written down by founder Edwin Hartley.", RECIPE, False),
+        ("The recipe dates from 1952, written down for founder Edwin Hartley.", RECIPE, True),
     ],
 )
 def test_a_participle_after_its_noun_is_a_passive(claim: str, evidence: str, held: bool) -> None:
