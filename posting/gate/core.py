@@ -1586,10 +1586,29 @@ def _superlative_unsupported(claim_tokens: Sequence[Token], evidence_tokens: Seq
         following = claim_words[index + 1].norm if index + 1 < len(claim_words) else ""
         if token.norm not in {"most", "least"}:
             continue
-        # "most" and "least" make a superlative of the next word, which must be the article's too.
-        if following and following not in evidence_next[token.norm] and "" not in evidence_next[token.norm]:
+        # "most" and "least" make a superlative of the next word, which must be the article's too,
+        # within the phrase the article's own "most" governs: "most of our apples" says what "most
+        # of the farm's apples" says.
+        if (
+            following
+            and not evidence_next[token.norm] & {following, ""}
+            and not _in_phrase_after(evidence_words, token.norm, following)
+        ):
             return f'The article does not say "{token.raw} {claim_words[index + 1].raw}".'
     return ""
+
+
+# How many content words after the article's "most of" its noun may stand ("most of the farm's apples").
+_OF_PHRASE = 3
+
+
+def _in_phrase_after(words: Sequence[Token], superlative: str, following: str) -> bool:
+    for index, token in enumerate(words):
+        if token.norm == superlative and following in {
+            other.norm for other in words[index + 1 : index + 1 + _OF_PHRASE]
+        }:
+            return True
+    return False
 
 
 # "the highest number", "the largest total": what "the most" says of a count.

@@ -14,7 +14,8 @@ one-number change that must still be held back.
   round", "4,600 stems sold last summer") is a passive without "was": no role swap; so is a
   participle whose "by" follows its particle ("written down by founder Edwin Hartley").
 - "at least" / "at most" bound a number, they rank nothing; "the most since 2004" is the
-  article's "the highest number since 2004"; "that's Pat's record." is her record, no superlative.
+  article's "the highest number since 2004"; "most of our apples" is the article's "most of the
+  farm's apples"; "that's Pat's record." is her record, no superlative.
 
 The articles and the drafts are made up for these tests.
 """
@@ -167,6 +168,10 @@ def test_a_name_before_the_signature_is_still_checked() -> None:
         ),
         ("The most teams entered in 35 years.", "Sixty-two teams entered, the largest number in 35 years.", True),
         ("Sixty-two teams entered, the most in 35 years.", "Sixty-two teams entered in 35 years.", True),
+        # "most of" governs the article's phrase: "most of our apples" for "most of the farm's apples"
+        ("Most of our apples go to a cider maker.", "Most of the farm's apples go to a cider maker.", False),
+        ("Most of our pears go to a cider maker.", "Most of the farm's apples go to a cider maker.", True),
+        ("Most of our apples go to a cider maker.", "The farm's apples go to a cider maker.", True),
         # a possessive's record closing a clause is a track record; "a record year" ranks
         (
             "Never an accident at her crossing: that's Pat's record.",
