@@ -368,6 +368,9 @@ def _segments(text: str, sign_offs: Sequence[str], own_names: Sequence[str] = ()
             continue
         # A run of tags ends a line or post: it is a sentence of its own.
         piece = re.sub(r"((?:[ \t]*[#@][\w.]+)+)[ \t]*$", r"\n\1", piece, flags=re.MULTILINE)
+        # So does a run of tags before the dash that signs the post ("... fund. #WI — Pauline
+        # Okoro, president"): the tags and the signature each stand on their own line.
+        piece = _TAGS_BEFORE_SIGNATURE.sub(r"\n\1\n", piece)
         # An emoji often ends a sentence without a full stop ("Big news 🎉 The council...").
         piece = _EMOJI_BREAK.sub(lambda match: match.group(1) + "\n", piece)
         for sentence in sentences_split(piece):
@@ -418,6 +421,7 @@ def _signed_by_business(text: str, own_names: Sequence[str]) -> bool:
 _SIGNED_WORDS_MAX = 10
 
 
+_TAGS_BEFORE_SIGNATURE = re.compile(r"((?:[ \t]*[#@][\w.]+)+)[ \t]*(?=[\u2013\u2014][^\u2013\u2014\n]+$)", re.MULTILINE)
 _TAGS_ONLY = re.compile(r"(?:\s*[#@][\w.]+)+\s*[.!]?")
 # "... to spare 😅 — Dev and Rachel, Lockjaw Escapes": who signs the post, after a dash at its end.
 _DASH_SIGNATURE = re.compile(r"(?:^|(?<=[^\w\s,;]))\s*[\u2013\u2014-]{1,2}\s*([^\u2013\u2014]+)$")
@@ -436,6 +440,10 @@ _SIGNATURE_WORDS = frozenset(
     {"and", "the", "at", "of", "from", "&", "with", "your", "here", "us", "our", "x", "xx", "love", "whole", "lot"}
     | {"team", "crew", "everyone", "all", "staff", "family", "gang", "folks", "friends", "owner", "owners"}
     | {"founder", "founders", "students", "volunteers", "members", "pupils", "kids", "regulars"}
+    # Who signs and in what role: "— Ruth, chair", "— Dr Levens, head teacher".
+    | {"chair", "chairman", "chairwoman", "president", "secretary", "treasurer", "coordinator", "organiser"}
+    | {"organizer", "conductor", "captain", "manager", "director", "head", "teacher", "headteacher", "trustee"}
+    | {"vicar", "warden", "ranger", "clerk", "chef", "landlord", "landlady", "leader", "mayor", "principal"}
 )
 
 
@@ -1571,14 +1579,50 @@ def _superlative_unsupported(claim_tokens: Sequence[Token], evidence_tokens: Seq
             # "biggest" for the article's "largest": a superlative in other words is the same one.
             if token.kind == WORD and _paraphrased(token, [other for other in evidence_words if other.superlative]):
                 continue
+            # "the most since 2004" for "the highest number since 2004": a count's superlative.
+            if token.norm == "most" and _most_as_count(claim_words, index, evidence_next):
+                continue
             return f'The article doesn\'t say "{token.raw}".'
         following = claim_words[index + 1].norm if index + 1 < len(claim_words) else ""
         if token.norm not in {"most", "least"}:
             continue
-        # "most" and "least" make a superlative of the next word, which must be the article's too.
-        if following and following not in evidence_next[token.norm] and "" not in evidence_next[token.norm]:
+        # "most" and "least" make a superlative of the next word, which must be the article's too,
+        # within the phrase the article's own "most" governs: "most of our apples" says what "most
+        # of the farm's apples" says.
+        if (
+            following
+            and not evidence_next[token.norm] & {following, ""}
+            and not _in_phrase_after(evidence_words, token.norm, following)
+        ):
             return f'The article does not say "{token.raw} {claim_words[index + 1].raw}".'
     return ""
+
+
+# How many content words after the article's "most of" its noun may stand ("most of the farm's apples").
+_OF_PHRASE = 3
+
+
+def _in_phrase_after(words: Sequence[Token], superlative: str, following: str) -> bool:
+    for index, token in enumerate(words):
+        if token.norm == superlative and following in {
+            other.norm for other in words[index + 1 : index + 1 + _OF_PHRASE]
+        }:
+            return True
+    return False
+
+
+# "the highest number", "the largest total": what "the most" says of a count.
+_COUNT_SUPERLATIVES = frozenset({"highest", "largest", "biggest", "greatest"})
+_COUNT_NOUNS = frozenset({"number", "total", "count", "tally"})
+
+
+def _most_as_count(claim_words: Sequence[Token], index: int, evidence_next: dict[str, set[str]]) -> bool:
+    """ "Sixty-two teams entered, the most in 35 years": "most" with no word of its own to rank
+    ("the most teams" ranks teams) is the article's "the largest number"."""
+    following = claim_words[index + 1] if index + 1 < len(claim_words) else None
+    if following is not None and following.kind == WORD and following.content and following.norm != "sinc":
+        return False
+    return any(evidence_next.get(word, set()) & _COUNT_NOUNS for word in _COUNT_SUPERLATIVES)
 
 
 # The business thanking, congratulating or applauding the article's people ("Huge thanks from all
@@ -1931,6 +1975,9 @@ def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str], evi
     # that shares the antonym's stem ("fore", the opposite of "after", is not the "for" of every
     # sentence nor "Fore Street").
     evidence_words = frozenset(token.norm for token in evidence_tokens if token.kind == WORD and token.content)
+    # "dogs won't be allowed" says what "dogs will be banned" says: a denied word agrees with
+    # its opposite (whether the "not" itself is the article's is the negation check's question).
+    denied = set().union(*_negation_scopes(claim_tokens)[0])
 
     def about_the_same(token: Token, opposite: str) -> bool:
         # "old police station" is not contradicted by "moved to a new building": an opposite
@@ -1938,7 +1985,7 @@ def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str], evi
         return not claim_near.get(token.norm) or bool(claim_near[token.norm] & evidence_near.get(opposite, set()))
 
     for index, token in enumerate(claim_tokens):
-        if token.norm in evidence_stems or token.kind != WORD or _is_light(token):
+        if token.norm in evidence_stems or token.kind != WORD or _is_light(token) or token.norm in denied:
             continue
         if token.norm == "old" and index and claim_tokens[index - 1].norm == "year":
             continue  # "16-to-25-year-olds" is an age, not the opposite of "young"
@@ -1957,6 +2004,23 @@ def _opposite(claim_tokens: Sequence[Token], evidence_stems: frozenset[str], evi
             if opposite in evidence_words and opposite not in claim_stems and about_the_same(token, opposite):
                 return f'The article says the opposite: "{token.raw}" where it has "{word}".'
     return ""
+
+
+def _denied_opposite(token: Token, evidence_tokens: Sequence[Token]) -> bool:
+    """The claim denies a word whose opposite the evidence states plainly: a listed antonym,
+    a prefix opposite ("unchanged" for "not changed") or a WordNet antonym ("banned" for "not
+    allowed")."""
+    if token.kind != WORD or _is_light(token):
+        return False
+    evidence_stems = frozenset(other.norm for other in evidence_tokens)
+    if token.norm in evidence_stems:
+        return False
+    evidence_words = frozenset(other.norm for other in evidence_tokens if other.kind == WORD and other.content)
+    return (
+        any(opposite in evidence_words for opposite in _prefix_opposites(token.norm))
+        or any(opposite in evidence_stems for opposite in OPPOSITES.get(token.norm, ()))
+        or any(opposite in evidence_words for opposite in antonym_words(_bare_word(token.raw)))
+    )
 
 
 # "A before B" says what "B after A" says.
@@ -2047,9 +2111,19 @@ def _negation_mismatch(
             if norm in by_norm
         ):
             continue
+        if any(norm in by_norm and _denied_opposite(by_norm[norm], evidence_tokens) for norm in scope):
+            # "won't be allowed" for "will be banned": the "not" and the opposite cancel out.
+            continue
         return 'The article says the opposite: it states this without a "not".'
+    # "£31.50 a day, up from £28" for "£31.50 a day instead of £28": the figure the claim gives
+    # as where a change started is the one the article denies is the new one.
+    started_from = {
+        token.norm
+        for index, token in enumerate(claim_tokens)
+        if token.kind == NUMBER and index and claim_tokens[index - 1].raw.lower() == "from"
+    }
     for scope in evidence_scopes:
-        shared = (scope - evidence_plain) & claim_all
+        shared = (scope - evidence_plain - started_from) & claim_all
         if shared and not scope & claim_negated:
             return "The article says the opposite: it says this is not so."
     return ""
@@ -2247,8 +2321,12 @@ def _role_swap(
                     continue  # far apart: whole clauses moved, not a subject and object swapped
                 if len({part[shared[x].norm] for x in (a, b, c)}) > 1:
                     continue
-                if claim_position[shared[c].norm] + 1 in claim_after_by or positions[c] + 1 in evidence_after_by:
+                if _agent_follows(claim_words, claim_position[shared[c].norm], claim_after_by) or _agent_follows(
+                    evidence_words, positions[c], evidence_after_by
+                ):
                     continue  # "B was acquired by A": the pivot's agent follows it
+                if _reduced_passive(claim_tokens, shared[c].norm):
+                    continue  # "412 blades sharpened on his first round": what was done to them
                 if any(positions[x] in evidence_after_by for x in (a, b, c)) != any(
                     claim_position[shared[x].norm] in claim_after_by for x in (a, b, c)
                 ):
@@ -2258,6 +2336,43 @@ def _role_swap(
                     f'… "{shared[a].raw}".'
                 )
     return ""
+
+
+# A verb's particle, which may stand between it and its "by": "written down by", "set up by".
+_PARTICLES = frozenset({"down", "up", "out", "off", "over", "back", "away", "on", "in"})
+
+
+def _agent_follows(words: Sequence[Token], position: int, after_by: set[int]) -> bool:
+    """The verb at ``position`` is followed by its agent: "acquired by A", or past a particle,
+    "written down by founder Edwin Hartley"."""
+    if position + 1 in after_by:
+        return True
+    return position + 2 in after_by and words[position + 1].raw.lower() in _PARTICLES
+
+
+# After a participle, words that start no object: "stems sold last summer", "blades sharpened on
+# his first round". A determiner, a figure or a name would be its object ("sharpened 412 blades").
+_PASSIVE_FOLLOWERS = frozenset(
+    {"on", "in", "at", "for", "from", "with", "during", "over", "since", "after", "before", "until", "last"}
+    | {"into", "across", "around", "through", "within", "locally", "here", "there", "today", "yesterday"}
+)
+
+
+def _reduced_passive(tokens: Sequence[Token], verb: str) -> bool:
+    """ "Four hundred and twelve blades sharpened on his very first round": a past participle
+    right after its noun, with no object after it, says what was done to the noun (a passive
+    without "was"), so the words standing before it name no doer. "Ashford defeated Millbrook" has its
+    object and stays an active verb."""
+    for index, token in enumerate(tokens):
+        if token.norm != verb:
+            continue
+        word = _bare_word(token.raw)
+        previous = tokens[index - 1] if index else None
+        if not (PAST.search(word) or word in IRREGULAR) or previous is None or not (previous.content or previous.key):
+            return False
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        return following is None or following.kind == BREAK or following.raw.lower() in _PASSIVE_FOLLOWERS
+    return False
 
 
 def _voice_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> str:

@@ -201,13 +201,27 @@ def _adverbial_first(tokens: list[Token]) -> list[Token]:
         # "an extra $1,500 on top", "dries out faster on top": a place or "as well", not a rank.
         # "Only 15 places": the number is the fact (checked as a number), "only" weighs it.
         # "talk to us about timing first!": "first" closing a clause is "beforehand".
+        # "at least two weeks", "at most 40": a bound on the number (checked as a number), no rank.
+        # "that's Pat's record.": a possessive's record closing a clause is her track record.
+        following_raw = following_token.raw.lower() if following_token is not None else ""
         if (
             (token.norm == "top" and preceding == "on")
+            or (token.norm in {"least", "most"} and preceding == "at")
+            or (
+                token.norm == "record"
+                and (preceding.endswith(("'s", "\u2019s")) or preceding in POSSESSIVES)
+                and (following_token is None or following_token.kind == BREAK or following_raw in {"of", "in"})
+            )
             or (token.norm == "only" and following_token is not None and following_token.kind == NUMBER)
             or (token.norm == "first" and index > 0 and (following_token is None or following_token.kind == BREAK))
         ):
-            tokens[index] = Token(norm=token.norm, raw=token.raw, kind=WORD)
+            # A bound stays a word the evidence must hold: "at most" is not "at least".
+            bound = token.norm in {"least", "most"}
+            tokens[index] = Token(norm=token.norm, raw=token.raw, kind=WORD, content=bound)
     return tokens
+
+
+POSSESSIVES = frozenset({"my", "your", "his", "her", "its", "our", "their"})
 
 
 @functools.lru_cache(maxsize=65536)
@@ -345,6 +359,9 @@ def _normalise(text: str) -> str:
         text = unicodedata.normalize("NFKC", text).translate(PUNCTUATION_MAP)
     if "-" in text:
         text = SPACED_DASH.sub(" , ", text)  # a spaced dash separates clauses like a comma
+    if "forget" in text:
+        # "Don't forget we lend out extractors" tells the reader to remember it: no denial.
+        text = DONT_FORGET.sub("remember", text)
     if "ather" in text or "nstead" in text:
         # "rather than X" and "instead of X" deny X as surely as "not X" does.
         text = DENIAL.sub(" not ", text)
@@ -357,6 +374,12 @@ def _normalise(text: str) -> str:
     if "grand" in text:
         # "thirty grand", "£14 grand": thousands, as people say money.
         text = GRAND.sub(_grand_replacement, text)
+    if "point" in text:
+        # "two point three tonnes" is 2.3 tonnes.
+        text = POINT.sub(_point_replacement, text)
+    if "hundred and" in text or "thousand and" in text:
+        # "its hundred and twenty varieties" is 120, as "a hundred and twenty" is.
+        text = BARE_SCALE_AND.sub(_bare_scale_replacement, text)
     if NUMBER_WORDS.search(text):
         text = NUMBER_WORDS.sub(_number_words_replacement, text)
     if " in " in text:
@@ -388,6 +411,8 @@ def _normalise(text: str) -> str:
     text = MAGNITUDE.sub(lambda match: " " + _scaled(match.group(1), match.group(2) or match.group(3)) + " ", text)
     # "13cm" is "13 centimetres", "2t" "2 tonnes": a unit's symbol is its name.
     text = UNIT.sub(lambda match: f"{match.group(1)} {UNITS[match.group(2).lower().replace(' ', '')]}", text)
+    # "400m of hedge", "a 2.4m mascot": metres (money, "£2.4m", was read above; "M" is not "m").
+    text = METRES.sub(r"\1 metres", text)
     text = re.sub(r"(\d)\s*%", r"\1 percent", text)
     text = re.sub(r"\bper\s*cent\b", "percent", text, flags=re.IGNORECASE)
     text = re.sub(r"\b(\d+)(st|nd|rd|th)\b", r"\1", text)
@@ -413,8 +438,7 @@ def _number_words_replacement(match: re.Match[str]) -> str:
         first, second = (_UNITS[part.lower()] for part in parts)
         if not (first >= 20 and first % 10 == 0 and second < 10):
             return f"{first}-{second}"
-    total, current = 0, 0
-    half = False
+    total, current = Decimal(0), Decimal(0)
     for index, word in enumerate(words):
         if word == "and":
             following = words[index + 1] if index + 1 < len(words) else ""
@@ -424,20 +448,19 @@ def _number_words_replacement(match: re.Match[str]) -> str:
         if word == "a":
             continue  # "and a half"
         if word == "half" and index:
-            half = True
+            # "two and a half thousand" is 2,500: the half belongs to the count the scale multiplies.
+            current += Decimal("0.5")
         elif word in _SCALES:
             scale = _SCALES[word]
+            count = current or Decimal(1)
             if scale == 100:
-                current = max(current, 1) * 100
+                current = count * 100
             else:
-                total += max(current, 1) * scale
-                current = 0
+                total += count * scale
+                current = Decimal(0)
         elif word in _UNITS:
             current += _UNITS[word]
-    value = total + current
-    if half:
-        return f"{value}.5"
-    return str(value)
+    return _decimal_text(total + current)
 
 
 ORDINALS = {
@@ -475,6 +498,30 @@ A_SCALE = re.compile(r"\ba (hundred|thousand|million|billion)\b", re.IGNORECASE)
 A_SCALE_AND = re.compile(
     rf"\ba (hundred|thousand|million|billion)\b(?=(?:\s+and)?[\s-]+{NUMBER_WORD}\b)", re.IGNORECASE
 )
+DONT_FORGET = re.compile(r"\b(?:don't|do not|dont)\s+forget\b", re.IGNORECASE)
+BARE_SCALE_AND = re.compile(rf"\b(hundred|thousand)\b(?=\s+and\s+{NUMBER_WORD}\b)", re.IGNORECASE)
+_DIGIT_WORDS = {"zero": "0", "nought": "0", "oh": "0", "one": "1"} | {
+    word: value for word, value in WORD_NUMBERS.items() if len(value) == 1
+}
+POINT = re.compile(rf"\b({NUMBER_WORD}|zero|nought)\s+point((?:\s+(?:{'|'.join(_DIGIT_WORDS)}))+)\b", re.IGNORECASE)
+
+
+def _bare_scale_replacement(match: re.Match[str]) -> str:
+    """A scale with no count before it ("hundred and twenty") counts one of it; after a count
+    ("two hundred and twenty") or "a" it is left to the number-words reader."""
+    before = match.string[: match.start()].split()
+    previous = before[-1].lower() if before else ""
+    if previous == "a" or previous in _UNITS or previous[:1].isdigit() or re.fullmatch(r"[a-z]+-[a-z]+", previous):
+        return match.group(0)
+    return "one " + match.group(1)
+
+
+def _point_replacement(match: re.Match[str]) -> str:
+    whole = "1" if match.group(1).lower() == "one" else WORD_NUMBERS.get(match.group(1).lower(), "0")
+    digits = "".join(_DIGIT_WORDS[word.lower()] for word in match.group(2).split())
+    return f"{whole}.{digits}"
+
+
 IN_TEN = re.compile(rf"\b(\d{{1,2}}|{NUMBER_WORD}) in (10|ten|100|a hundred)\b", re.IGNORECASE)
 
 
@@ -523,6 +570,7 @@ UNITS = {
 }
 # Case matters: "4G" is a network, "4g" four grams.
 UNIT = re.compile(r"(\d)\s*(mm|cm|km/h|kmh|km|kgs|kg|kWh|kwh|kW|kw|MW|ft|sq\s?ft|sq\s?m|lbs|lb|mph|ml|t|g)\b")
+METRES = re.compile(r"(\d)m\b")
 # "2.30 in the morning" is 2.30 a.m., "6 in the evening" 6 p.m.
 TIME_OF_DAY = re.compile(r"\b(\d{1,2}(?:[:.]\d{2})?) in the (morning|afternoon|evening)\b", re.IGNORECASE)
 GRAND = re.compile(rf"\b(\d+(?:\.\d+)?|{NUMBER_WORD}(?:[\s-]+{NUMBER_WORD})?)\s+grand\b", re.IGNORECASE)
