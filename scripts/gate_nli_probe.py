@@ -23,7 +23,10 @@ docs/BENCHMARKS.md, Issue 9, session 7). One intra-op thread; the graph takes ex
 Phase ``report``: claim-level AUCs per group for (a) held claims of honest drafts against
 (b) held claims of drafts with an error that hold the draft alone (the error claim, as near as
 the set labels it), split by what held them; and (c) among claims the gate passes, honest drafts'
-claims against the weakest claim of drafts with an error that the gate let through.
+claims against the weakest claim of drafts with an error that the gate let through; then a
+rule (lift a draft held only at the seam with every holding claim's fwd inside a band; hold a
+passed draft with a claim at fwd >= a veto) chosen as gate_fit.py chooses and scored
+leave-one-group-out. Results and the decision: docs/BENCHMARKS.md, Issue 9, session 7.
 """
 
 from __future__ import annotations
