@@ -613,9 +613,10 @@ def contrast(splits: list[str], pairs: list[MeaningPair], others: list[CrossPair
     for o in sorted(others, key=lambda o: (o.business, o.contrast or 0.0)):
         if _admitted(o, 0.24, 0.45, None) and not _admitted(o, 0.24, 0.45, CONTRAST_MIN):
             print(f"  held back: {o.business}: {o.article_split}/{o.article} contrast {o.contrast:.3f}")
-    for p in pairs:
-        if _admitted(p, 0.24, 0.45, None) and not _admitted(p, 0.24, 0.45, CONTRAST_MIN):
-            print(f"  held back ({'relevant' if p.wanted else 'off-topic'}): {p.business}: {p.article}")
+    for labelled in pairs:
+        if _admitted(labelled, 0.24, 0.45, None) and not _admitted(labelled, 0.24, 0.45, CONTRAST_MIN):
+            wanted = "relevant" if labelled.wanted else "off-topic"
+            print(f"  held back ({wanted}): {labelled.business}: {labelled.article}")
 
 
 def main() -> None:

@@ -93,7 +93,9 @@ def _top_mean(sims: Vectors, k: int) -> Vectors:
     return np.sort(sims, axis=0)[-k:].mean(axis=0)
 
 
-@lru_cache(maxsize=256)
+# Keyed by the posts' vectors themselves (40 x 384 floats, 60 KB): an account ranks its night's
+# articles one after another, so a few entries serve it; 64 bound the memory to about 4 MB.
+@lru_cache(maxsize=64)
 def _own_trade(industry: str, posts: bytes) -> int:
     """The entry nearest the business: the mean of the industry line's cosine to it and its
     closest posts' (posts only when the line is blank; the line alone when there are no posts)."""
