@@ -5,6 +5,8 @@ all splits but one and scored on the one left out.
     DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py [--mechanisms] [--thresholds] [--split S ...]
     DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py --meaning [--dump-meaning F | --load-meaning F]
     DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py --precision [--dump-meaning F | --load-meaning F]
+    DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py --contrast [--dump-meaning F | --load-meaning F] \
+        [--dump-cross G | --load-cross G]
 
 Relevance only (no drafts): the numbers are the ones ``compose_eval`` prints in its precision and
 recall columns. A mechanism is switched off by setting its constant to a neutral value or by
@@ -18,6 +20,10 @@ closeness as a margin over the business's closeness to news in general (every ot
 articles), closeness to the industry line; and what the two thresholds alone trade. ``--cross``
 adds the one measure of precision no round has tuned on: every business against every other
 split's articles (none written for it; a few on topic all the same), with the articles let in.
+``--contrast`` (the trade-contrast round) holds back articles let in on the words' evidence that are
+closer to another trade of the bundled taxonomy than to the business's own (``contrast.py``): what
+its threshold trades on the labels and on the other splits' articles, against the combined
+threshold's own trade, and the threshold chosen leave-one-split-out.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ django.setup()
 from posting import semantic  # noqa: E402
 from posting.composer import relevance as rel  # noqa: E402
 from posting.composer.checking import article_file_load, business_file_load, business_topic  # noqa: E402
+from posting.composer.contrast import CONTRAST_MIN, trade_contrast  # noqa: E402
 from posting.composer.evaluation import DATA_DIR  # noqa: E402
 from posting.composer.meaning import BusinessMeaning, article_vectors, closeness  # noqa: E402
 
@@ -243,6 +250,9 @@ class MeaningPair:
     background: float = 0.0
     # The mean cosine of the article's two closest passages to the industry line (None: blank).
     industry: float | None = None
+    # The article's closeness to the business's own trade minus the nearest other trade's
+    # (contrast.py; None: no taxonomy or no posts).
+    contrast: float | None = None
 
 
 def _meaning_pairs(splits: list[str]) -> list[MeaningPair]:
@@ -274,6 +284,7 @@ def _meaning_pairs(splits: list[str]) -> list[MeaningPair]:
                         words.evidence,
                         both.meaning if both.meaning is not None else 0.0,
                         industry=near_industry,
+                        contrast=_contrast(business.industry, topic, vectors),
                     )
                 )
         print(f"{split}: {len(pairs)} pairs", file=sys.stderr, flush=True)
@@ -294,6 +305,13 @@ def _meaning_pairs(splits: list[str]) -> list[MeaningPair]:
     for pair in pairs:
         pair.background = background.get((pair.split, pair.business), 0.0)
     return pairs
+
+
+def _contrast(industry: str, topic: Any, vectors: Any) -> float | None:
+    if topic.meaning is None or vectors is None:
+        return None
+    found = trade_contrast(industry=industry, business=topic.meaning, vectors=vectors)
+    return found.margin if found is not None else None
 
 
 def _meaning_decide(pairs: list[MeaningPair], combined: float, alone: float) -> tuple[int, int, int]:
@@ -469,6 +487,7 @@ class CrossPair:
     share: float
     evidence: bool
     meaning: float
+    contrast: float | None = None
 
 
 def _cross_pairs(splits: list[str]) -> list[CrossPair]:
@@ -488,7 +507,18 @@ def _cross_pairs(splits: list[str]) -> list[CrossPair]:
                     vectors = article_vectors(title=a.title, body=a.body)
                     words = rel._words_score(topic=topic, title=a.title, body=a.body)
                     close = closeness(topic.meaning, vectors).score if vectors is not None else 0.0
-                    pairs.append(CrossPair(split, business.name, other, a.name, words.score, words.evidence, close))
+                    pairs.append(
+                        CrossPair(
+                            split,
+                            business.name,
+                            other,
+                            a.name,
+                            words.score,
+                            words.evidence,
+                            close,
+                            _contrast(business.industry, topic, vectors),
+                        )
+                    )
         print(f"{split}: {len(pairs)} cross pairs", file=sys.stderr, flush=True)
     return pairs
 
@@ -518,6 +548,77 @@ def cross(pairs: list[MeaningPair], others: list[CrossPair]) -> None:
             print(f"  {o.business}: {o.article_split}/{o.article} meaning {o.meaning:.3f} share {o.share:.3f}")
 
 
+def _admitted(p: MeaningPair | CrossPair, combined: float, alone: float, least: float | None) -> bool:
+    """The shipped rule with the trade contrast's hold-back at ``least`` (None: none)."""
+    words = p.evidence and (p.share + p.meaning) / 2 >= combined
+    held = least is not None and p.contrast is not None and p.contrast < least
+    return (words and not held) or p.meaning >= alone
+
+
+CONTRAST_GRID: list[float | None] = [None, *(round(-0.40 + 0.02 * i, 2) for i in range(13))]
+
+
+def contrast(splits: list[str], pairs: list[MeaningPair], others: list[CrossPair]) -> None:
+    """The trade contrast's threshold against the combined threshold, on the labels and on the
+    other splits' articles; then chosen leave-one-split-out."""
+
+    def counts(labelled: list[MeaningPair], cross: list[CrossPair], *rule: Any) -> tuple[int, int, int, int]:
+        tp, fp, fn = _rule_counts(labelled, _admitted, rule)
+        return tp, fp, fn, sum(_admitted(o, *rule) for o in cross)
+
+    print("| rule (meaning alone 0.45) | right | wrong | missed | precision | recall | other splits' articles let in |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    rows: list[tuple[str, tuple[Any, ...]]] = [
+        (f"combined {c}", (c, 0.45, None)) for c in (0.24, 0.245, 0.25, 0.255, 0.26, 0.27)
+    ]
+    rows += [(f"combined 0.24, contrast at least {t}", (0.24, 0.45, t)) for t in CONTRAST_GRID[1:]]
+    for name, rule in rows:
+        tp, fp, fn, let_in = counts(pairs, others, *rule)
+        p, r = _pr(tp, fp, fn)
+        print(f"| {name} | {tp} | {fp} | {fn} | {p:.3f} | {r:.3f} | {let_in} of {len(others)} |", flush=True)
+
+    # Leave one split out. The labels alone cannot choose this threshold (below about -0.28 it
+    # changes no labelled pair), so each fold chooses it on the other splits' businesses against
+    # the other splits' articles, by the neighbours it keeps out beyond the combined threshold's
+    # own rate (3 per right article lost, or wrong one let in), and is scored on the held-out
+    # split's businesses: their own labels and every other split's articles.
+    print()
+    print("| held out | chosen on the others | right | wrong | other splits' articles let in | as shipped |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    total = [0, 0, 0, 0]
+    shipped_total = [0, 0, 0, 0]
+    for held in splits:
+        train = [p for p in pairs if p.split != held]
+        train_cross = [o for o in others if held not in (o.split, o.article_split)]
+        base = counts(train, train_cross, 0.24, 0.45, None)
+
+        def gain(t: float | None, train: Any = train, train_cross: Any = train_cross, base: Any = base) -> float:
+            tp, fp, _, let_in = counts(train, train_cross, 0.24, 0.45, t)
+            return (base[3] - let_in) - 3 * (base[0] - tp) + 3 * (base[1] - fp)
+
+        best = max(CONTRAST_GRID, key=lambda t: (gain(t), t is None, -(t or 0.0)))
+        test = [p for p in pairs if p.split == held]
+        test_cross = [o for o in others if o.split == held]
+        got = counts(test, test_cross, 0.24, 0.45, best)
+        was = counts(test, test_cross, 0.24, 0.45, None)
+        for i in range(4):
+            total[i] += got[i]
+            shipped_total[i] += was[i]
+        print(f"| {held} | {best} | {got[0]} | {got[1]} | {got[3]} | {was[0]}, {was[1]}, {was[3]} |", flush=True)
+    print(
+        f"| all, pooled | | {total[0]} | {total[1]} | {total[3]} | "
+        f"{shipped_total[0]}, {shipped_total[1]}, {shipped_total[3]} |"
+    )
+    print()
+    for o in sorted(others, key=lambda o: (o.business, o.contrast or 0.0)):
+        if _admitted(o, 0.24, 0.45, None) and not _admitted(o, 0.24, 0.45, CONTRAST_MIN):
+            print(f"  held back: {o.business}: {o.article_split}/{o.article} contrast {o.contrast:.3f}")
+    for labelled in pairs:
+        if _admitted(labelled, 0.24, 0.45, None) and not _admitted(labelled, 0.24, 0.45, CONTRAST_MIN):
+            wanted = "relevant" if labelled.wanted else "off-topic"
+            print(f"  held back ({wanted}): {labelled.business}: {labelled.article}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--split", action="append")
@@ -529,6 +630,9 @@ def main() -> None:
     parser.add_argument("--load-meaning", help="--meaning from a file --dump-meaning wrote (no embedding)")
     parser.add_argument("--precision", action="store_true", help="the precision round's candidate rules, LOSO")
     parser.add_argument("--cross", action="store_true", help="the thresholds on the other splits' articles too")
+    parser.add_argument("--contrast", action="store_true", help="the trade-contrast round's hold-back, LOSO")
+    parser.add_argument("--dump-cross", help="keep the other splits' pairs (--cross, --contrast) in this JSON file")
+    parser.add_argument("--load-cross", help="the other splits' pairs from a file --dump-cross wrote")
     args = parser.parse_args()
     splits = args.split or SPLITS
     if args.mechanisms:
@@ -537,7 +641,7 @@ def main() -> None:
         Path(args.dump).write_text(json.dumps([dataclasses.asdict(p) for p in _pairs(splits)]))
     if args.thresholds:
         thresholds(splits)
-    if args.meaning or args.precision or args.cross:
+    if args.meaning or args.precision or args.cross or args.contrast:
         if args.load_meaning:
             pairs = [MeaningPair(**row) for row in json.loads(Path(args.load_meaning).read_text())]
             pairs = [p for p in pairs if p.split in splits]
@@ -549,8 +653,19 @@ def main() -> None:
             meaning(splits, pairs)
         if args.precision:
             precision(splits, pairs)
+        others: list[CrossPair] = []
+        if args.cross or args.contrast:
+            if args.load_cross:
+                others = [CrossPair(**row) for row in json.loads(Path(args.load_cross).read_text())]
+                others = [o for o in others if o.split in splits and o.article_split in splits]
+            else:
+                others = _cross_pairs(splits)
+            if args.dump_cross:
+                Path(args.dump_cross).write_text(json.dumps([dataclasses.asdict(o) for o in others]))
         if args.cross:
-            cross(pairs, _cross_pairs(splits))
+            cross(pairs, others)
+        if args.contrast:
+            contrast(splits, pairs, others)
 
 
 if __name__ == "__main__":

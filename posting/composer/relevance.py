@@ -57,9 +57,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from posting.composer.contrast import trade_contrast
 from posting.composer.meaning import BusinessMeaning, Closeness, Vectors, article_vectors, closeness
 from research.industries import industry_vocabularies, vocabularies_used_in
 
@@ -239,6 +240,9 @@ class BusinessTopic:
     # Its posts as the sentence model's vectors (None: words alone; the model is missing or the
     # business has no posts yet).
     meaning: BusinessMeaning | None = None
+    # Its industry line as given: with ``meaning``, it places the business in the trade taxonomy
+    # (``contrast.py``).
+    industry_line: str = ""
 
     def weight(self, stem: str) -> float:
         return self.terms.get(stem, 0.0)
@@ -406,6 +410,7 @@ def topic_build(
         # the trades' threshold: the lower one let driving lessons in for the swim school.
         threshold=RELEVANT_MIN if vocabulary or named_trade else RELEVANT_MIN_OWN_WORDS,
         meaning=meaning,
+        industry_line=industry,
     )
 
 
@@ -496,7 +501,22 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str, vectors: Vec
         vectors = article_vectors(title=title, body=body)
     if vectors is None:
         return lexical
-    return _with_meaning(lexical, closeness(topic.meaning, vectors))
+    combined = _with_meaning(lexical, closeness(topic.meaning, vectors))
+    return _contrast_checked(combined, topic=topic, meaning=topic.meaning, vectors=vectors)
+
+
+def _contrast_checked(
+    combined: Relevance, *, topic: BusinessTopic, meaning: BusinessMeaning, vectors: Vectors
+) -> Relevance:
+    """An article let in on the words' evidence is held back when it is clearly closer to another
+    trade than to the business's own (``contrast.py``); one let in on meaning alone is kept."""
+    if not combined.relevant or (combined.meaning or 0.0) >= MEANING_ALONE_MIN:
+        return combined
+    contrast = trade_contrast(industry=topic.industry_line, business=meaning, vectors=vectors)
+    if contrast is None or not contrast.held_back:
+        return combined
+    short = f"closer to another trade ({contrast.other_trade}) than to ours ({contrast.own_trade})"
+    return replace(combined, relevant=False, short=short)
 
 
 def _with_meaning(lexical: Relevance, close: Closeness) -> Relevance:

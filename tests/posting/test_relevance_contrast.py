@@ -1,0 +1,104 @@
+"""The trade contrast (posting/composer/contrast.py) with the real bundled model and taxonomy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from posting import semantic
+from posting.composer import contrast
+from posting.composer.checking import ArticleFile, BusinessFile, article_file_load, business_file_load, business_topic
+from posting.composer.evaluation import DATA_DIR
+from posting.composer.meaning import article_vectors
+from posting.composer.relevance import COMBINED_MIN, MEANING_ALONE_MIN, _contrast_checked, relevance_score
+
+pytestmark = pytest.mark.skipif(not semantic.available(), reason="the bundled sentence model is not installed")
+
+
+def load(split: str, business: str, article_split: str, article: str) -> tuple[BusinessFile, ArticleFile]:
+    return (
+        business_file_load(DATA_DIR / split / "businesses" / f"{business}.json"),
+        article_file_load(DATA_DIR / article_split / "articles" / article),
+    )
+
+
+# blind7's scaffolder (tuned-on) against blind5's chimney-fire story (another split's article, tuned
+# on by no round for this business): "chimney", "roof", "fire" are the scaffolder's words, the story
+# is a chimney sweep's. Let in before this round, on the words' evidence.
+SCAFFOLDER_CHIMNEY = ("blind7", "ridgeline-scaffolding", "blind5", "chimneys-01-chimney-fires-rise-woodburners.txt")
+# dev's hi-fi dealer and dev's vinyl-sales story (labelled relevant): the relevant article of the ten
+# tuned-on splits nearest to being held back (closer to a record shop than to a hi-fi dealer).
+HIFI_VINYL = ("dev", "the-listening-room", "dev", "audio-01-vinyl-sales-thirty-year-high.txt")
+
+
+@pytest.fixture
+def no_taxonomy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(contrast, "TAXONOMY_VECTORS", tmp_path / "missing.npz")
+    contrast.taxonomy.cache_clear()
+    contrast._own_trade.cache_clear()
+    yield
+    contrast.taxonomy.cache_clear()
+    contrast._own_trade.cache_clear()
+
+
+def test_a_neighbouring_trades_article_let_in_on_the_words_is_held_back() -> None:
+    business, article = load(*SCAFFOLDER_CHIMNEY)
+    result = relevance_score(topic=business_topic(business), title=article.title, body=article.body)
+
+    # It is exactly the case the contrast is for: words' evidence, combined score over the bar,
+    # meaning under the meaning-alone bar.
+    assert result.evidence and result.score >= COMBINED_MIN
+    assert result.meaning is not None and result.meaning < MEANING_ALONE_MIN
+    assert not result.relevant
+    # Why it was left out names both trades ("why skipped" shows reason()).
+    assert "closer to another trade (chimney sweep) than to ours (scaffolding firm)" in result.reason()
+
+
+def test_the_same_pair_is_let_in_without_the_taxonomy(no_taxonomy: None) -> None:
+    business, article = load(*SCAFFOLDER_CHIMNEY)
+    result = relevance_score(topic=business_topic(business), title=article.title, body=article.body)
+
+    assert result.relevant  # as before this round: the hold-back is what keeps it out
+
+
+def test_an_on_topic_article_near_a_neighbouring_trade_is_kept() -> None:
+    business, article = load(*HIFI_VINYL)
+    topic = business_topic(business)
+    vectors = article_vectors(title=article.title, body=article.body)
+    assert topic.meaning is not None and vectors is not None
+    found = contrast.trade_contrast(industry=business.industry, business=topic.meaning, vectors=vectors)
+
+    assert found is not None
+    assert found.own_trade == "hi-fi and audio dealer"
+    assert found.other_trade == "record shop"
+    assert contrast.CONTRAST_MIN <= found.margin < 0  # closer to the record shop, within the margin
+    assert relevance_score(topic=topic, title=article.title, body=article.body).relevant
+
+
+def test_an_article_let_in_on_meaning_alone_is_never_held_back() -> None:
+    business, article = load(*SCAFFOLDER_CHIMNEY)
+    topic = business_topic(business)
+    vectors = article_vectors(title=article.title, body=article.body)
+    assert topic.meaning is not None and vectors is not None
+    held = relevance_score(topic=topic, title=article.title, body=article.body, vectors=vectors)
+    # The same scores, but its meaning at the meaning-alone bar: admitted whatever the trade.
+    close = replace(held, relevant=True, short="", meaning=MEANING_ALONE_MIN)
+
+    assert _contrast_checked(close, topic=topic, meaning=topic.meaning, vectors=vectors) is close
+
+
+def test_the_bundled_taxonomy_is_built_from_its_text() -> None:
+    text = contrast.TAXONOMY_TEXT.read_text()
+    lines = contrast.taxonomy_lines(text)
+    with np.load(contrast.TAXONOMY_VECTORS) as data:
+        assert str(data["digest"]) == contrast.taxonomy_digest(text), "run scripts/trade_taxonomy.py"
+        stored = data["vectors"].astype(np.float32)
+    assert 150 <= len(lines) <= 300 and stored.shape == (len(lines), semantic.DIMENSIONS)
+    # The vectors are the bundled model's for those lines (float16: three decimals).
+    picked = [0, len(lines) // 2, len(lines) - 1]
+    fresh = semantic.embed_batch([lines[i] for i in picked])
+    assert np.allclose(fresh, stored[picked], atol=2e-3)
