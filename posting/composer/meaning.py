@@ -11,6 +11,11 @@ passing does not make the story the business's; a few posts, not one, so one odd
 make the business about anything. (Chosen leave-one-split-out over the tuned-on splits: the best
 single passage, or the posts' centroid, held out worse; docs/BENCHMARKS.md.)
 
+The business's industry line and own names are embedded too and read as a few more posts, by
+the combined score only (``Closeness.described``): a business whose posts hardly name its trade
+is still known by it, and a name shared with a town never opens the meaning-alone path (recall
+round 3, docs/BENCHMARKS.md).
+
 Cost is bounded on both sides: an article is embedded on at most ``ARTICLE_MAX_TOKENS`` word
 pieces (about 700 words; a longer one keeps paragraphs spread over its whole length) and
 once per article (the product stores the vectors on the article row, ``research.Article.meaning``;
