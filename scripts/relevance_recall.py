@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django
@@ -34,11 +35,12 @@ import numpy as np
 
 django.setup()
 
+from relevance_loso import SPLITS, _objective, _pr, _split_load  # noqa: E402  (this folder, on the path)
+
 from posting import semantic  # noqa: E402
 from posting.composer import relevance as rel  # noqa: E402
 from posting.composer.checking import business_topic  # noqa: E402
 from posting.composer.meaning import article_vectors, business_meaning  # noqa: E402
-from scripts.relevance_loso import SPLITS, _objective, _pr, _split_load  # noqa: E402
 
 Counts = tuple[int, int, int]
 
@@ -170,7 +172,7 @@ def loso(p: Pairs, name: str, rule: Rule, grid: list[list[float]], shipped: tupl
     every = {c: tuple(sum(table[s][c][i] for s in SPLITS) for i in range(3)) for c in combos}
     best = max(combos, key=lambda c: (_objective(every[c]), c == shipped))  # type: ignore[arg-type]
     lp, lr = _pr(*total)
-    ap, ar = _pr(*every[best])  # type: ignore[arg-type]
+    ap, ar = _pr(*every[best])
     at_shipped = rule(*shipped)
     print(
         f"| {name} | {lp:.3f} | {lr:.3f} | {total[1]} | {total[2]} | {worst_p:.3f} | {worst_r:.3f} | "
@@ -204,7 +206,11 @@ def candidates(p: Pairs) -> None:
             SHIPPED,
         )
     for w in (0.8, 0.9):
-        weighted = p.closeness(lambda b, a, w=w: close(b["posts"], a, None if b["said"] is None else w * b["said"]))
+
+        def scaled(b: dict[str, Any], a: np.ndarray, w: float = w) -> float:
+            return close(b["posts"], a, None if b["said"] is None else w * b["said"])
+
+        weighted = p.closeness(scaled)
         loso(
             p,
             f"combined reads: industry and names at weight {w}; alone the posts",
