@@ -253,6 +253,14 @@ class MeaningPair:
     # The article's closeness to the business's own trade minus the nearest other trade's
     # (contrast.py; None: no taxonomy or no posts).
     contrast: float | None = None
+    # Closeness with the industry line and own names read as posts (recall round 3): what the
+    # combined path reads since (None: the business gave neither, or a file dumped before).
+    described: float | None = None
+
+
+def _near(p: MeaningPair | CrossPair) -> float:
+    # The closeness the combined path reads: with the industry line and own names as posts.
+    return p.described if p.described is not None else p.meaning
 
 
 def _meaning_pairs(splits: list[str]) -> list[MeaningPair]:
@@ -270,6 +278,7 @@ def _meaning_pairs(splits: list[str]) -> list[MeaningPair]:
                 articles[(split, a.name)] = vectors
                 words = rel._words_score(topic=topic, title=a.title, body=a.body)
                 both = rel.relevance_score(topic=topic, title=a.title, body=a.body, vectors=vectors)
+                close = closeness(topic.meaning, vectors) if topic.meaning is not None and vectors is not None else None
                 near_industry = None
                 if industry is not None and vectors is not None and len(vectors):
                     near_industry = float(np.sort((vectors @ industry.T).ravel())[-2:].mean())
@@ -285,6 +294,7 @@ def _meaning_pairs(splits: list[str]) -> list[MeaningPair]:
                         both.meaning if both.meaning is not None else 0.0,
                         industry=near_industry,
                         contrast=_contrast(business.industry, topic, vectors),
+                        described=close.described if close is not None else None,
                     )
                 )
         print(f"{split}: {len(pairs)} pairs", file=sys.stderr, flush=True)
@@ -317,7 +327,7 @@ def _contrast(industry: str, topic: Any, vectors: Any) -> float | None:
 def _meaning_decide(pairs: list[MeaningPair], combined: float, alone: float) -> tuple[int, int, int]:
     tp = fp = fn = 0
     for p in pairs:
-        chosen = (p.evidence and (p.share + p.meaning) / 2 >= combined) or p.meaning >= alone
+        chosen = (p.evidence and (p.share + _near(p)) / 2 >= combined) or p.meaning >= alone
         tp += chosen and p.wanted
         fp += chosen and not p.wanted
         fn += (not chosen) and p.wanted
@@ -407,13 +417,13 @@ def precision(splits: list[str], pairs: list[MeaningPair]) -> None:
     centre = sum(p.background for p in pairs) / len(pairs)
 
     def shipped(p: MeaningPair, c: float, a: float) -> bool:
-        return (p.evidence and (p.share + p.meaning) / 2 >= c) or p.meaning >= a
+        return (p.evidence and (p.share + _near(p)) / 2 >= c) or p.meaning >= a
 
     def alone_with_evidence(p: MeaningPair, c: float, a: float) -> bool:
-        return (p.evidence and (p.share + p.meaning) / 2 >= c) or (p.meaning >= a and p.evidence)
+        return (p.evidence and (p.share + _near(p)) / 2 >= c) or (p.meaning >= a and p.evidence)
 
     def alone_with_share(p: MeaningPair, c: float, a: float, s: float) -> bool:
-        return (p.evidence and (p.share + p.meaning) / 2 >= c) or (p.meaning >= a and p.share >= s)
+        return (p.evidence and (p.share + _near(p)) / 2 >= c) or (p.meaning >= a and p.share >= s)
 
     def over_background(p: MeaningPair, c: float, a: float) -> bool:
         margin = p.meaning - p.background + centre
@@ -488,6 +498,7 @@ class CrossPair:
     evidence: bool
     meaning: float
     contrast: float | None = None
+    described: float | None = None  # as MeaningPair.described
 
 
 def _cross_pairs(splits: list[str]) -> list[CrossPair]:
@@ -506,7 +517,7 @@ def _cross_pairs(splits: list[str]) -> list[CrossPair]:
                 for a in loaded[other][0][1]:
                     vectors = article_vectors(title=a.title, body=a.body)
                     words = rel._words_score(topic=topic, title=a.title, body=a.body)
-                    close = closeness(topic.meaning, vectors).score if vectors is not None else 0.0
+                    close = closeness(topic.meaning, vectors) if vectors is not None else None
                     pairs.append(
                         CrossPair(
                             split,
@@ -515,8 +526,9 @@ def _cross_pairs(splits: list[str]) -> list[CrossPair]:
                             a.name,
                             words.score,
                             words.evidence,
-                            close,
-                            _contrast(business.industry, topic, vectors),
+                            close.score if close is not None else 0.0,
+                            contrast=_contrast(business.industry, topic, vectors),
+                            described=close.described if close is not None else None,
                         )
                     )
         print(f"{split}: {len(pairs)} cross pairs", file=sys.stderr, flush=True)
@@ -527,7 +539,7 @@ def cross(pairs: list[MeaningPair], others: list[CrossPair]) -> None:
     """What the two thresholds trade on the splits' own labels and on the other splits' articles."""
 
     def admitted(p: MeaningPair | CrossPair, c: float, a: float) -> bool:
-        return (p.evidence and (p.share + p.meaning) / 2 >= c) or p.meaning >= a
+        return (p.evidence and (p.share + _near(p)) / 2 >= c) or p.meaning >= a
 
     print("| combined, meaning alone | right | wrong | missed | precision | recall | other splits' articles let in |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -550,7 +562,7 @@ def cross(pairs: list[MeaningPair], others: list[CrossPair]) -> None:
 
 def _admitted(p: MeaningPair | CrossPair, combined: float, alone: float, least: float | None) -> bool:
     """The shipped rule with the trade contrast's hold-back at ``least`` (None: none)."""
-    words = p.evidence and (p.share + p.meaning) / 2 >= combined
+    words = p.evidence and (p.share + _near(p)) / 2 >= combined
     held = least is not None and p.contrast is not None and p.contrast < least
     return (words and not held) or p.meaning >= alone
 

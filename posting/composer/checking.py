@@ -132,7 +132,9 @@ def business_topic(business: BusinessFile, *, vocabularies: bool = True, meaning
         own_names=business.names,
         past_posts=posts,
         vocabularies=vocabularies,
-        meaning=business_meaning(posts=list(dict.fromkeys(posts))) if meaning else None,
+        meaning=business_meaning(posts=list(dict.fromkeys(posts)), description=[business.industry, *business.names])
+        if meaning
+        else None,
     )
 
 

@@ -11,6 +11,11 @@ passing does not make the story the business's; a few posts, not one, so one odd
 make the business about anything. (Chosen leave-one-split-out over the tuned-on splits: the best
 single passage, or the posts' centroid, held out worse; docs/BENCHMARKS.md.)
 
+The business's industry line and own names are embedded too and read as a few more posts, by
+the combined score only (``Closeness.described``): a business whose posts hardly name its trade
+is still known by it, and a name shared with a town never opens the meaning-alone path (recall
+round 3, docs/BENCHMARKS.md).
+
 Cost is bounded on both sides: an article is embedded on at most ``ARTICLE_MAX_TOKENS`` word
 pieces (about 700 words; a longer one keeps paragraphs spread over its whole length) and
 once per article (the product stores the vectors on the article row, ``research.Article.meaning``;
@@ -111,6 +116,10 @@ class BusinessMeaning:
 
     vectors: Vectors
     posts: tuple[str, ...]
+    # What the business says it is, its industry line and its own names, as vectors (None: neither).
+    # Read as a few more posts by the combined score only (``Closeness.described``): a business
+    # whose posts carry few trade words ("Barber shop", chatty posts) is still known by its trade.
+    described: Vectors | None = None
 
 
 @dataclass(frozen=True)
@@ -119,15 +128,21 @@ class Closeness:
 
     score: float
     nearest_post: str
+    # The same closeness with the industry line and own names read as posts too (None: the
+    # business gave neither): what relevance's combined score uses; ``score`` alone is what the
+    # meaning-alone path uses, where a name shared with a street or a town must not count.
+    described: float | None = None
 
 
 def business_meaning(
-    *, posts: Sequence[str], vectors: Sequence[Vectors | None] | None = None
+    *, posts: Sequence[str], vectors: Sequence[Vectors | None] | None = None, description: Sequence[str] = ()
 ) -> BusinessMeaning | None:
     """The business's posts as vectors, or None without the model or without posts.
 
     ``vectors``, when given, holds a stored vector per post (None for one not stored yet):
-    only the missing ones are embedded."""
+    only the missing ones are embedded. ``description``: the industry line and the business's
+    own names (blank ones skipped), embedded together in one short pass (cached in the process
+    by their text; a few short texts, about 10-20 ms an account a night, not per article)."""
     stored = list(vectors) if vectors is not None else [None] * len(posts)
     pairs = [(post, vector) for post, vector in zip(posts, stored, strict=True) if post.strip()]
     pairs = pairs[:BUSINESS_MAX_POSTS]
@@ -136,9 +151,13 @@ def business_meaning(
     with _embedding:
         wanted = tuple(post for post, vector in pairs if vector is None)
         embedded = _posts_vectors(wanted) if wanted else np.zeros((0, semantic.DIMENSIONS), dtype=np.float32)
+        said = tuple(dict.fromkeys(text.strip() for text in description if text.strip()))
+        described = _posts_vectors(said).astype(np.float32) if said else None
     fresh = iter(embedded)
     rows = [vector if vector is not None else next(fresh) for _, vector in pairs]
-    return BusinessMeaning(vectors=np.vstack(rows).astype(np.float32), posts=tuple(post for post, _ in pairs))
+    return BusinessMeaning(
+        vectors=np.vstack(rows).astype(np.float32), posts=tuple(post for post, _ in pairs), described=described
+    )
 
 
 @lru_cache(maxsize=ARTICLE_CACHE_SIZE)
@@ -190,16 +209,26 @@ def _article_vectors(title: str, body: str) -> Vectors:
 
 def closeness(business: BusinessMeaning, vectors: Vectors) -> Closeness:
     """The mean, over the article's BEST_PASSAGES closest passages, of each one's mean
-    similarity to its NEAREST_POSTS closest posts; and the post nearest the closest passage."""
+    similarity to its NEAREST_POSTS closest posts; and the post nearest the closest passage.
+    ``described``: the same with the industry line and own names among the posts."""
     if not len(vectors) or not len(business.vectors):
         return Closeness(score=0.0, nearest_post="")
     sims = vectors @ business.vectors.T  # passages x posts
-    k = min(NEAREST_POSTS, sims.shape[1])
-    per_passage = np.sort(sims, axis=1)[:, -k:].mean(axis=1)
+    per_passage = _nearest_mean(sims)
     score = float(np.sort(per_passage)[-BEST_PASSAGES:].mean())
     best = int(np.argmax(per_passage))
     post = int(np.argmax(sims[best]))
-    return Closeness(score=round(score, 4), nearest_post=business.posts[post])
+    described = None
+    if business.described is not None and len(business.described):
+        both = np.hstack([sims, vectors @ business.described.T])
+        described = round(float(np.sort(_nearest_mean(both))[-BEST_PASSAGES:].mean()), 4)
+    return Closeness(score=round(score, 4), nearest_post=business.posts[post], described=described)
+
+
+def _nearest_mean(sims: Vectors) -> Vectors:
+    # Each passage's mean similarity to its NEAREST_POSTS most similar posts.
+    k = min(NEAREST_POSTS, sims.shape[1])
+    return np.sort(sims, axis=1)[:, -k:].mean(axis=1)
 
 
 # --- storing vectors on rows: a digest of the text they were computed from, then float16 rows.

@@ -359,7 +359,13 @@ def account_meaning(*, account: Account) -> BusinessMeaning | None:
     for _, text, meaning in rows:
         vectors = vectors_unpack(meaning, digest=text_digest(text))
         stored.append(vectors[0] if vectors is not None and len(vectors) == 1 else None)
-    business = business_meaning(posts=[text for _, text, _ in rows], vectors=stored)
+    listed = account.own_names if isinstance(account.own_names, list) else []
+    business = business_meaning(
+        posts=[text for _, text, _ in rows],
+        vectors=stored,
+        # Read by the combined score as a few more posts (meaning.Closeness.described).
+        description=[account.industry, account.name, *(str(name) for name in listed)],
+    )
     if business is None:
         return None
     fresh = [
