@@ -23,15 +23,7 @@ def _gate_fit() -> ModuleType:
 
 def _row(support: float, *, old: float = 0.98, catch: float = 0.9, **scores: float) -> dict[str, Any]:
     row: dict[str, Any] = {"support_min": support, "gate_old": old}
-    for group in (
-        "gate",
-        "gate_tuning",
-        "gate_general",
-        "gate_general2",
-        "gate_general3",
-        "gate_general4",
-        "gate_general5",
-    ):
+    for group in _gate_fit().GROUPS:  # every group the script fits on
         row[group] = scores.get(group, 0.8)
         row[f"{group}_catch"] = scores.get(f"{group}_catch", catch)
     return row
