@@ -27,6 +27,7 @@ SPLITS = [
     "blind9",
     "blind10",
     "blind11",
+    "blind12",
 ]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
@@ -125,6 +126,7 @@ HELD_OUT_SHAPES = [
     ("blind9", 50, (7, 9), 17, 3, "reed-and-spar", "hallam-and-sons"),
     ("blind10", 50, (7, 9), 17, 3, "awl-and-last", "carrick-removals"),
     ("blind11", 50, (7, 9), 17, 3, "cope-and-batter", "haddow-and-daughter"),
+    ("blind12", 50, (7, 9), 17, 3, "ned-garrow", "marrable-funeral-service"),
 ]
 SPLIT_ORDER = [
     "dev",
@@ -139,6 +141,7 @@ SPLIT_ORDER = [
     "blind9",
     "blind10",
     "blind11",
+    "blind12",
 ]
 
 
