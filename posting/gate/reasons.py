@@ -31,7 +31,6 @@ _DANGLING = STOPWORDS | {"after", "before", "since", "from", "than", "into", "ab
 # Words a customer cannot act on when told the article "never mentions" them.
 UNQUOTABLE = (
     STOPWORDS
-    | CTA_WORDS
     | FILLER
     # "These days the menu ...": words too common to be the fact a customer should change.
     | WEAK_WORDS
@@ -93,14 +92,14 @@ def span(text: str, raw: str, *, width: int = SPAN_WIDTH) -> str:
 def _span_at(words: Sequence[str], first: int, last: int, *, width: int = SPAN_WIDTH) -> str:
     # Up to ``width`` words of content either side ("boats out of the game", not "of the game").
     start, taken = first, 0
-    while taken < width and start > max(0, first - width - 3):
+    while taken < width and start > max(0, first - width - 2):
         previous = words[start - 1]
         if not _is_word(previous) or _CLAUSE_END.search(previous) or _CLAUSE_START.search(words[start]):
             break
         start -= 1
         taken += _content(previous)
     end, taken = last, 0
-    while taken < width and end + 1 < min(len(words), last + width + 4):
+    while taken < width and end + 1 < min(len(words), last + width + 3):
         if _CLAUSE_END.search(words[end]) or not _is_word(words[end + 1]) or _CLAUSE_START.search(words[end + 1]):
             break
         end += 1
@@ -166,9 +165,28 @@ def between(text: str, first_raw: str, last_raw: str, *, limit: int = BETWEEN_MA
     return _clean(words[first : last + 1])
 
 
-def quotable(raws: Sequence[str]) -> list[str]:
-    """The words a customer can act on, in order: not "us", "give" or "just"."""
-    return [raw for raw in raws if _bare(raw) not in UNQUOTABLE and any(ch.isalpha() for ch in raw)]
+def quotable(raws: Sequence[str], text: str = "") -> list[str]:
+    """The words a customer can act on, in order: not "us" or "just", nor the verb of a call to
+    action ("grab yours at the bar", "give us a call"); "the cabinets can read" is a fact."""
+    words = _words(text)
+    return [
+        raw
+        for raw in raws
+        if _bare(raw) not in UNQUOTABLE and any(ch.isalpha() for ch in raw) and not _calls_to_action(words, raw)
+    ]
+
+
+# Words after which a call-to-action verb starts its own request ("so come and see us").
+_CTA_LEADS = frozenset({"and", "so", "just", "then", "please", "do", "now"})
+
+
+def _calls_to_action(words: Sequence[str], raw: str) -> bool:
+    if _bare(raw) not in CTA_WORDS:
+        return False
+    at = find(words, raw)
+    if at < 0:
+        return True
+    return at == 0 or bool(_CLAUSE_END.search(words[at - 1])) or _bare(words[at - 1]) in _CTA_LEADS
 
 
 def listed(raws: Sequence[str]) -> str:
@@ -179,7 +197,7 @@ def listed(raws: Sequence[str]) -> str:
 def not_said(claim_text: str, raws: Sequence[str], *, about_business: bool = False) -> str:
     """The article does not say this part of the draft: a short span around the first word a
     customer can act on, and the words the article never uses."""
-    words = quotable(raws)
+    words = quotable(raws, claim_text)
     if not words:
         # Only a word no customer can act on is missing: no word is worth naming.
         return "The article doesn't say this about the business." if about_business else "The article doesn't say this."
