@@ -134,9 +134,9 @@ def test_a_call_to_action_or_a_common_word_is_never_the_word_named() -> None:
     ("text", "word", "shown"),
     [
         # the clause around the word, never past a comma
-        ("Catches have fallen, and fuel prices have pushed some boats out of the game.", "game", "boats out of the game"),
+        ("Catches fell, and fuel prices have pushed some boats out of the game.", "game", "boats out of the game"),
         # a name is never cut in two
-        ("Little Acorns Nursery will run the Sunday story time.", "run", "Little Acorns Nursery will run the Sunday story"),
+        ("Little Acorns Nursery will run story time.", "run", "Little Acorns Nursery will run story time"),
         # a figure inside a longer word
         ("The tanks ran out during the 31-day dry spell.", "31", "ran out during the 31-day dry spell"),
         # a word the text does not hold is shown alone
