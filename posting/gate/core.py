@@ -60,6 +60,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from posting.gate import reasons
 from posting.gate.lexicon import (
     AUXILIARIES,
     CLAUSE_BREAK,
@@ -93,10 +94,12 @@ from posting.gate.lexicon import (
     antonym_words,
     is_adjective,
     is_noun,
+    is_plain_noun,
     is_verb_form,
     lemmas,
     more_general,
     similar_adjectives,
+    sister_nouns,
     synonym_words,
     wordnet,
 )
@@ -1378,23 +1381,28 @@ def _hard_failure(claim: Claim, source: SourceText, group: tuple[int, ...]) -> _
     ]
     if missing:
         return _Failure(_missing_message(missing))
-    superlative = _superlative_unsupported(claim.tokens, evidence_tokens)
+    superlative = _superlative_unsupported(claim.tokens, evidence_tokens, claim.text)
     if superlative:
         return _Failure(superlative)
     shifted = _relative_date_shift(claim.tokens, stems)
     if shifted:
         return _Failure(shifted, contradiction=True)
+    # The reasons quote the draft's and the article's own words (posting.gate.reasons).
+    texts = (claim.text, " ".join(source.sentences[index] for index in group))
     contradiction = (
         _opposite(claim.tokens, stems, evidence_tokens)
-        or _negation_mismatch(claim.tokens, evidence_tokens, source.negated)
+        or _negation_mismatch(claim.tokens, evidence_tokens, source.negated, texts=texts)
         or _role_swap(
             claim.tokens,
             evidence_tokens,
             compounds=_compounds(claim.text),
             sentence_of={token.norm: index for index in group for token in source.tokens[index]},
+            texts=texts,
         )
-        or _voice_swap(claim.tokens, evidence_tokens)
-        or _neighbour_swap(claim.tokens, evidence_tokens, subjects=source.subjects, name_pairs=source.name_pairs)
+        or _voice_swap(claim.tokens, evidence_tokens, texts=texts)
+        or _neighbour_swap(
+            claim.tokens, evidence_tokens, subjects=source.subjects, name_pairs=source.name_pairs, texts=texts
+        )
         or _preposition_flip(claim.tokens, evidence_tokens)
     )
     if contradiction:
@@ -1563,7 +1571,9 @@ def _relative_date_shift(claim_tokens: Sequence[Token], evidence_stems: frozense
     return ""
 
 
-def _superlative_unsupported(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> str:
+def _superlative_unsupported(
+    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], claim_text: str = ""
+) -> str:
     """A superlative must be in the evidence, and about the same thing ("most often" is not "most overweight")."""
     claim_words = [token for token in claim_tokens if (token.content or token.key) and not token.derived]
     evidence_words = [token for token in evidence_tokens if (token.content or token.key) and not token.derived]
@@ -1594,7 +1604,10 @@ def _superlative_unsupported(claim_tokens: Sequence[Token], evidence_tokens: Seq
             and not evidence_next[token.norm] & {following, ""}
             and not _in_phrase_after(evidence_words, token.norm, following)
         ):
-            return f'The article does not say "{token.raw} {claim_words[index + 1].raw}".'
+            # The draft's words as written ("the most in the whole division"), not two tokens.
+            text = claim_text or reasons.text_of(claim_tokens)
+            shown = reasons.between(text, token.raw, claim_words[index + 1].raw, limit=6)
+            return f'The article doesn\'t say "{shown or token.raw + " " + claim_words[index + 1].raw}".'
     return ""
 
 
@@ -1675,7 +1688,7 @@ def _coverage_failure(
             uncovered.append(token)
             uncovered_weight += weight
     if claim.about_business and uncovered:
-        return _Failure(f"The article doesn't say this about the business: it never mentions {_listed(uncovered[:3])}.")
+        return _Failure(reasons.not_said(claim.text, [token.raw for token in uncovered], about_business=True))
     swap = _substitution(claim.tokens, evidence_tokens, uncovered, source.all_stems) if uncovered else None
     if swap is None and len(group) == 2:
         # A pair must not lend the word its main sentence has in another's place ("gives its
@@ -1698,7 +1711,7 @@ def _coverage_failure(
         ours, theirs = swap
         if SWAP_COST is None:
             return _Failure(
-                f'The article says "{theirs.raw}", not "{ours.raw}".',
+                _swap_message(claim, ours, theirs, evidence_tokens, uncovered),
                 unsettled=True,
                 swap=swap,
                 uncovered=tuple(uncovered),
@@ -1713,13 +1726,64 @@ def _coverage_failure(
     if swap is not None:
         ours, theirs = swap
         return _Failure(
-            f'The article says "{theirs.raw}", not "{ours.raw}".', unsettled=True, swap=swap, uncovered=tuple(uncovered)
+            _swap_message(claim, ours, theirs, evidence_tokens, uncovered),
+            unsettled=True,
+            swap=swap,
+            uncovered=tuple(uncovered),
         )
     return _Failure(
-        f"The article doesn't say this: it never mentions {_listed(uncovered[:3])}.",
+        reasons.not_said(claim.text, [token.raw for token in uncovered]),
         unsettled=True,
         uncovered=tuple(uncovered),
     )
+
+
+def _swap_message(
+    claim: Claim, ours: Token, theirs: Token, evidence_tokens: Sequence[Token], uncovered: Sequence[Token]
+) -> str:
+    """Name the word pair only where it really is a pair: "The article says "oven", not "grill""
+    reads as nonsense when the two words only happened to share a neighbour ("piccalilli" for
+    "grab"). Otherwise say plainly which of the draft's words the article does not support."""
+    if _pair_aligned(ours, theirs, claim.tokens, evidence_tokens):
+        return f'The article says "{theirs.raw}", not "{ours.raw}".'
+    rest = [token.raw for token in uncovered if token.norm != ours.norm]
+    return reasons.not_said(claim.text, [ours.raw, *rest])
+
+
+def _pair_aligned(ours: Token, theirs: Token, claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> bool:
+    """Two words a reader sees as one in the other's place: of one verb family ("rents" /
+    "sells"), opposites, two things of one kind in WordNet ("summer" / "winter", "oak" / "elm"),
+    or two words between the same neighbours on both sides ("new oak boards" / "new elm boards")."""
+    one, other = _bare_word(ours.raw), _bare_word(theirs.raw)
+    if _same_family(ours, theirs) or theirs.norm in antonym_words(one) or sister_nouns(one, other):
+        return True
+    # Each content word with the next one in its clause ("" at a clause's end: "a cloth grill.").
+    claim_words = _words_in_clauses(claim_tokens)
+    evidence_words = _words_in_clauses(evidence_tokens)
+    if ours.norm not in claim_words or theirs.norm not in evidence_words:
+        return False
+    (before, after), (their_before, their_after) = claim_words[ours.norm], evidence_words[theirs.norm]
+    if not (before and before == their_before and after == their_after):
+        return False
+    # The same slot holds two words of one part of speech: "ever" is no swap for "history".
+    if is_verb_form(one) and is_verb_form(other):
+        return True
+    if is_plain_noun(one) and is_plain_noun(other):
+        return True
+    return is_adjective(one) and is_adjective(other) and not similar_adjectives(one, other)
+
+
+def _words_in_clauses(tokens: Sequence[Token]) -> dict[str, tuple[str, str]]:
+    """Each content word's neighbours within its clause (the first time it is used): "" where
+    punctuation or the sentence's edge stands next to it."""
+    words = [token for token, _ in _words_with_verbness(tokens)]
+    joined = _joined_to_previous(tokens)
+    found: dict[str, tuple[str, str]] = {}
+    for index, token in enumerate(words):
+        before = words[index - 1].norm if index and joined[index] else ""
+        after = words[index + 1].norm if index + 1 < len(words) and joined[index + 1] else ""
+        found.setdefault(token.norm, (before, after))
+    return found
 
 
 # "you're welcome to bring a friend" says what "clients can bring a friend" does.
@@ -2072,7 +2136,11 @@ def _prefix_opposites(stem: str) -> list[str]:
 
 
 def _negation_mismatch(
-    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], article_negated: frozenset[str] = frozenset()
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    article_negated: frozenset[str] = frozenset(),
+    *,
+    texts: tuple[str, str] | None = None,
 ) -> str:
     """A negation on one side must meet a negation on the other over the same words.
 
@@ -2114,7 +2182,7 @@ def _negation_mismatch(
         if any(norm in by_norm and _denied_opposite(by_norm[norm], evidence_tokens) for norm in scope):
             # "won't be allowed" for "will be banned": the "not" and the opposite cancel out.
             continue
-        return 'The article says the opposite: it states this without a "not".'
+        return _negation_message(claim_tokens, evidence_tokens, shared, texts, denied_by_claim=True)
     # "£31.50 a day, up from £28" for "£31.50 a day instead of £28": the figure the claim gives
     # as where a change started is the one the article denies is the new one.
     started_from = {
@@ -2125,8 +2193,40 @@ def _negation_mismatch(
     for scope in evidence_scopes:
         shared = (scope - evidence_plain - started_from) & claim_all
         if shared and not scope & claim_negated:
-            return "The article says the opposite: it says this is not so."
+            return _negation_message(claim_tokens, evidence_tokens, shared, texts, denied_by_claim=False)
     return ""
+
+
+def _negation_message(
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    shared: set[str],
+    texts: tuple[str, str] | None,
+    *,
+    denied_by_claim: bool,
+) -> str:
+    """Both sides quoted: 'The article says the opposite: it says "would not raise his
+    prices", not "would raise his prices".'"""
+    claim_text, evidence_text = texts or (reasons.text_of(claim_tokens), reasons.text_of(evidence_tokens))
+    # A word names the fact better than a figure does ("caught fire", not "31").
+    ours = min(
+        (token for token in claim_tokens if token.norm in shared and not token.derived),
+        key=lambda token: token.kind != WORD,
+        default=None,
+    )
+    theirs = next(
+        (token for token in evidence_tokens if ours is not None and token.norm == ours.norm and not token.derived),
+        None,
+    )
+    if ours is None or theirs is None:
+        return "The article says the opposite."
+    if denied_by_claim:
+        article, draft = reasons.span(evidence_text, theirs.raw), reasons.negated_span(claim_text, ours.raw)
+    else:
+        article, draft = reasons.negated_span(evidence_text, theirs.raw), reasons.span(claim_text, ours.raw)
+    if article.lower() == draft.lower():
+        return "The article says the opposite."
+    return f'The article says the opposite: it says "{article}", not "{draft}".'
 
 
 # How far a negation on the other side may stand from the words it shares with a claim's.
@@ -2255,6 +2355,7 @@ def _role_swap(
     *,
     compounds: frozenset[tuple[str, str]] = frozenset(),
     sentence_of: Mapping[str, int] | None = None,
+    texts: tuple[str, str] | None = None,
 ) -> str:
     """Catch "B <verb> A" offered for "A <verb> B": two words trading places across a third.
 
@@ -2331,14 +2432,38 @@ def _role_swap(
                     claim_position[shared[x].norm] in claim_after_by for x in (a, b, c)
                 ):
                     continue  # "funded by a £40,000 grant" on one side only: the agent moved with the voice
-                return (
-                    f'The article has it the other way round: "{shared[b].raw}" … "{shared[c].raw}" '
-                    f'… "{shared[a].raw}".'
-                )
+                return _other_way_round(claim_tokens, evidence_tokens, texts, shared[a], shared[c], shared[b])
     return ""
 
 
 # A verb's particle, which may stand between it and its "by": "written down by", "set up by".
+def _other_way_round(
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    texts: tuple[str, str] | None,
+    first: Token,
+    pivot: Token,
+    last: Token,
+) -> str:
+    """Who did what to whom, in the article's words and the draft's: 'it says "the council chose
+    streets", not "Residents chose the streets"'. Where either side cannot be quoted as one
+    short clause, plainly what the draft says that the article does not."""
+    claim_text, evidence_text = texts or (reasons.text_of(claim_tokens), reasons.text_of(evidence_tokens))
+    draft = reasons.between(claim_text, first.raw, last.raw)
+    article = reasons.between(evidence_text, last.raw, first.raw)
+    if draft and article:
+        return f'The article has it the other way round: it says "{article}", not "{draft}".'
+    # Too long or split by a comma as a whole: who did it, on each side ("library will lend").
+    doer = reasons.between(claim_text, first.raw, pivot.raw, limit=6, after=2)
+    their_doer = reasons.between(evidence_text, last.raw, pivot.raw, limit=6, after=2)
+    if doer and their_doer:
+        return f'The article has it the other way round: it says "{their_doer}", not "{doer}".'
+    if their_doer:
+        # "the restaurant was opened by Abdul and Rehana": the article's own words say who did it.
+        return f'The article has it the other way round: it says "{their_doer}".'
+    return f'The article doesn\'t say "{draft or reasons.span(claim_text, pivot.raw)}".'
+
+
 _PARTICLES = frozenset({"down", "up", "out", "off", "over", "back", "away", "on", "in"})
 
 
@@ -2375,10 +2500,13 @@ def _reduced_passive(tokens: Sequence[Token], verb: str) -> bool:
     return False
 
 
-def _voice_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> str:
+def _voice_swap(
+    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], *, texts: tuple[str, str] | None = None
+) -> str:
     """Catch an agent made into an object: "the hornet is preyed on by honeybees" where the
     article has "the hornet preys on honeybees". A true change of voice also swaps the order
     of the two words; keeping the order while adding (or dropping) "by" reverses the roles."""
+    claim_text, evidence_text = texts or (reasons.text_of(claim_tokens), reasons.text_of(evidence_tokens))
     for one, other in ((claim_tokens, evidence_tokens), (evidence_tokens, claim_tokens)):
         words, after_by = _words_marking_by(one)
         other_words, other_after_by = _words_marking_by(other)
@@ -2411,11 +2539,18 @@ def _voice_swap(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token])
                 and not in_agent_phrase
                 and verb.kind == WORD
             ):
-                return f'The article has it the other way round: who "{verb.raw}" whom, with "{agent.raw}".'
-    return _agents_exchanged(claim_tokens, evidence_tokens)
+                if one is claim_tokens:
+                    draft = reasons.between(claim_text, verb.raw, agent.raw) or reasons.span(claim_text, verb.raw)
+                    return f'The article doesn\'t say "{draft}".'
+                # The article marks the agent with "by" where the draft does not: quote the draft.
+                draft = reasons.between(claim_text, agent.raw, verb.raw) or reasons.span(claim_text, agent.raw)
+                return f'The article doesn\'t say "{draft}".'
+    return _agents_exchanged(claim_tokens, evidence_tokens, texts=(claim_text, evidence_text))
 
 
-def _agents_exchanged(claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token]) -> str:
+def _agents_exchanged(
+    claim_tokens: Sequence[Token], evidence_tokens: Sequence[Token], *, texts: tuple[str, str] | None = None
+) -> str:
     """ "found by Neanderthals ... the researchers made it" where the article has "found by the
     researchers": the same act done by another of the sentence's actors, both named on each side."""
     words, after_by = _words_marking_by(claim_tokens)
@@ -2441,7 +2576,12 @@ def _agents_exchanged(claim_tokens: Sequence[Token], evidence_tokens: Sequence[T
             # "made by media students" for "made by students on the media course": one agent
             and not _agent_phrase(claim_tokens, agent.norm) & _agent_phrase(evidence_tokens, theirs.norm)
         ):
-            return f'The article has it the other way round: "{verb.raw} by {theirs.raw}", not by "{agent.raw}".'
+            claim_text, evidence_text = texts or (reasons.text_of(claim_tokens), reasons.text_of(evidence_tokens))
+            article = reasons.between(evidence_text, verb.raw, theirs.raw, limit=6)
+            draft = reasons.between(claim_text, verb.raw, agent.raw, limit=6)
+            if article and draft:
+                return f'The article has it the other way round: it says "{article}", not "{draft}".'
+            return f"The article says it was {theirs.raw}, not {agent.raw}, who {verb.raw} it."
     return ""
 
 
@@ -2497,6 +2637,7 @@ def _neighbour_swap(
     *,
     subjects: frozenset[str] = frozenset(),
     name_pairs: frozenset[frozenset[str]] = frozenset(),
+    texts: tuple[str, str] | None = None,
 ) -> str:
     """Catch a word attached to the wrong partner: "Trek supplied" where the article has
     "Giant supplied", or "its star passed" where it has "the planet passed".
@@ -2548,7 +2689,7 @@ def _neighbour_swap(
                     and not one_name
                     and _is_substitute(other, partner, preceding, claim_count)
                 ):
-                    return f'The article says "{other.raw}", not "{partner.raw}", before "{anchor.raw}".'
+                    return _partner_message(claim_tokens, evidence_tokens, texts, (other, anchor), (partner, anchor))
                 if (
                     other.norm != partner.norm
                     and partner.norm not in {token.norm for token in preceding}
@@ -2560,7 +2701,7 @@ def _neighbour_swap(
                     and evidence_count.get(partner.norm) == 1
                     and _far_from(claim_place[other.norm], (run_index, index + 1))
                 ):
-                    return f'The article says "{other.raw} {anchor.raw}", not "{partner.raw} {anchor.raw}".'
+                    return _bigram_message(claim_tokens, evidence_tokens, texts, other, partner, anchor, first=False)
             # A name after a word ("supplied by Trek") must be the article's name there too.
             subject, name = run[index], run[index + 1]
             if (
@@ -2578,7 +2719,7 @@ def _neighbour_swap(
                     and not one_name
                     and _is_substitute(other, name, following, claim_count)
                 ):
-                    return f'The article says "{other.raw}", not "{name.raw}", after "{subject.raw}".'
+                    return _partner_message(claim_tokens, evidence_tokens, texts, (subject, other), (subject, name))
                 # Between ordinary words too ("the price of the multiplex", not "of the cinema").
                 # The claim's "author Grace Mbeki" goes on as the article's does: quoted, only moved.
                 quoted_on = (
@@ -2598,8 +2739,46 @@ def _neighbour_swap(
                     and evidence_count.get(name.norm) == 1
                     and _far_from(claim_place[other.norm], (run_index, index))
                 ):
-                    return f'The article says "{subject.raw} {other.raw}", not "{subject.raw} {name.raw}".'
+                    return _bigram_message(claim_tokens, evidence_tokens, texts, other, name, subject, first=True)
     return ""
+
+
+def _bigram_message(
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    texts: tuple[str, str] | None,
+    theirs: Token,
+    ours: Token,
+    anchor: Token,
+    *,
+    first: bool,
+) -> str:
+    """ "the price of the multiplex", not "of the cinema": named as a pair only when the two words
+    are one in the other's place (``_pair_aligned``); "Volunteers nest" for "Volunteers counted"
+    is two words that merely followed the same one, so the draft's words are quoted instead."""
+    if _pair_aligned(ours, theirs, claim_tokens, evidence_tokens):
+        if first:
+            return f'The article says "{anchor.raw} {theirs.raw}", not "{anchor.raw} {ours.raw}".'
+        return f'The article says "{theirs.raw} {anchor.raw}", not "{ours.raw} {anchor.raw}".'
+    claim_text = texts[0] if texts else reasons.text_of(claim_tokens)
+    return f'The article doesn\'t say "{reasons.span(claim_text, ours.raw)}".'
+
+
+def _partner_message(
+    claim_tokens: Sequence[Token],
+    evidence_tokens: Sequence[Token],
+    texts: tuple[str, str] | None,
+    article_pair: tuple[Token, Token],
+    draft_pair: tuple[Token, Token],
+) -> str:
+    """'The article says "Ms Lindqvist", not "Sophie Lindqvist's"': each side's two words as
+    written there."""
+    claim_text, evidence_text = texts or (reasons.text_of(claim_tokens), reasons.text_of(evidence_tokens))
+    article = reasons.between(evidence_text, article_pair[0].raw, article_pair[1].raw, limit=5)
+    draft = reasons.between(claim_text, draft_pair[0].raw, draft_pair[1].raw, limit=5)
+    article = article or f"{article_pair[0].raw} … {article_pair[1].raw}"
+    draft = draft or f"{draft_pair[0].raw} … {draft_pair[1].raw}"
+    return f'The article says "{article}", not "{draft}".'
 
 
 def _close(flat: Mapping[str, int], one: str, other: str, span: int = 3) -> bool:

@@ -526,6 +526,27 @@ def more_general(one: str, other: str) -> bool:
     return any(others & set(table.get(lemma, ())) for lemma in ones)
 
 
+def is_plain_noun(word: str) -> bool:
+    """A noun as written or as a regular plural: not "ever" read as "eve" + "-r"."""
+    nouns = wordnet().nouns
+    forms = {word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else ""}
+    forms.add(word[:-3] + "y" if word.endswith("ies") else "")
+    return bool(forms & nouns) or wordnet().irregular.get(word, "") in nouns
+
+
+def sister_nouns(one: str, other: str) -> bool:
+    """ "summer" and "winter", "oak" and "elm": two nouns of one more general thing (WordNet's
+    hypernyms, as in ``more_general``), or one a kind of the other. Only words the reasons
+    name as a pair; no verdict turns on it."""
+    table = wordnet().general
+    ones, others = set(lemmas(one)), set(lemmas(other))
+    if not ones or not others or ones & others:
+        return False
+    above_one = {word for lemma in ones for word in table.get(lemma, ())}
+    above_other = {word for lemma in others for word in table.get(lemma, ())}
+    return bool(above_one & above_other or ones & above_other or others & above_one)
+
+
 def is_ordinary_word(word: str) -> bool:
     return bool(lemmas(word))
 
