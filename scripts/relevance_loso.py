@@ -5,8 +5,8 @@ all splits but one and scored on the one left out.
     DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py [--mechanisms] [--thresholds] [--split S ...]
     DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py --meaning [--dump-meaning F | --load-meaning F]
     DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py --precision [--dump-meaning F | --load-meaning F]
-    DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py --contrast [--dump-meaning F | --load-meaning F] \
-        [--dump-cross G | --load-cross G]
+    DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py --contrast [--alone-contrast] \
+        [--dump-meaning F | --load-meaning F] [--dump-cross G | --load-cross G]
 
 Relevance only (no drafts): the numbers are the ones ``compose_eval`` prints in its precision and
 recall columns. A mechanism is switched off by setting its constant to a neutral value or by
@@ -23,7 +23,9 @@ split's articles (none written for it; a few on topic all the same), with the ar
 ``--contrast`` (the trade-contrast round) holds back articles let in on the words' evidence that are
 closer to another trade of the bundled taxonomy than to the business's own (``contrast.py``): what
 its threshold trades on the labels and on the other splits' articles, against the combined
-threshold's own trade, and the threshold chosen leave-one-split-out.
+threshold's own trade, and the threshold chosen leave-one-split-out. ``--alone-contrast`` (precision
+round 2, twelve splits) sets that against the same contrast applied to admissions by meaning alone
+only, the meaning-alone bar and the combined threshold, each chosen the same way.
 """
 
 from __future__ import annotations
