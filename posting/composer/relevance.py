@@ -509,11 +509,16 @@ def _contrast_checked(
     combined: Relevance, *, topic: BusinessTopic, meaning: BusinessMeaning, vectors: Vectors
 ) -> Relevance:
     """An article let in on the words' evidence is held back when it is clearly closer to another
-    trade than to the business's own (``contrast.py``); one let in on meaning alone is kept."""
-    if not combined.relevant or (combined.meaning or 0.0) >= MEANING_ALONE_MIN:
+    trade than to the business's own (``contrast.py``); one let in on meaning alone only, when it
+    is closer to another trade by a smaller margin; one let in both ways is kept."""
+    if not combined.relevant:
+        return combined
+    by_words = combined.evidence and combined.score >= COMBINED_MIN
+    alone = (combined.meaning or 0.0) >= MEANING_ALONE_MIN
+    if by_words and alone:
         return combined
     contrast = trade_contrast(industry=topic.industry_line, business=meaning, vectors=vectors)
-    if contrast is None or not contrast.held_back:
+    if contrast is None or not (contrast.held_back if by_words else contrast.held_back_alone):
         return combined
     short = f"closer to another trade ({contrast.other_trade}) than to ours ({contrast.own_trade})"
     return replace(combined, relevant=False, short=short)

@@ -35,6 +35,15 @@ SCAFFOLDER_CHIMNEY = ("blind7", "ridgeline-scaffolding", "blind5", "chimneys-01-
 HIFI_VINYL = ("dev", "the-listening-room", "dev", "audio-01-vinyl-sales-thirty-year-high.txt")
 
 
+# blind10's archery club (tuned-on since precision round 2) and a seafront gym's personal trainers:
+# off-topic, let in before the round on meaning alone (0.47), no word of the archery club's trade.
+ARCHERY_GYM = ("blind10", "harnley-bowmen", "blind10", "fitness-01-outdoor-gym-personal-trainers.txt")
+# blind6's pest controller and a leisure pool closed by rats in its plant room: relevant, let in on
+# meaning alone only, and closer to another trade (the pool's) than to pest control, but by less
+# than the meaning-alone bar.
+PEST_POOL_RATS = ("blind6", "stowford-pest-control", "blind6", "leisure-01-pool-closed-rats-plant-room.txt")
+
+
 @pytest.fixture
 def no_taxonomy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(contrast, "TAXONOMY_VECTORS", tmp_path / "missing.npz")
@@ -79,13 +88,53 @@ def test_an_on_topic_article_near_a_neighbouring_trade_is_kept() -> None:
     assert relevance_score(topic=topic, title=article.title, body=article.body).relevant
 
 
-def test_an_article_let_in_on_meaning_alone_is_never_held_back() -> None:
+def test_an_article_let_in_on_meaning_alone_only_is_held_back_nearer_another_trade() -> None:
+    business, article = load(*ARCHERY_GYM)
+    result = relevance_score(topic=business_topic(business), title=article.title, body=article.body)
+
+    # Meaning alone is what let it in: no words' evidence at the combined bar.
+    assert result.meaning is not None and result.meaning >= MEANING_ALONE_MIN
+    assert not (result.evidence and result.score >= COMBINED_MIN)
+    assert not result.relevant
+    # The club is placed on the taxonomy's archery club (added this round; a golf club before).
+    assert "closer to another trade (gym and fitness centre) than to ours (archery club)" in result.reason()
+
+
+def test_the_meaning_alone_hold_back_is_stricter_than_the_words_one() -> None:
+    business, article = load(*ARCHERY_GYM)
+    topic = business_topic(business)
+    vectors = article_vectors(title=article.title, body=article.body)
+    assert topic.meaning is not None and vectors is not None
+    found = contrast.trade_contrast(industry=business.industry, business=topic.meaning, vectors=vectors)
+
+    # Under the meaning-alone bar, over the words' one: let in on the words it would be kept.
+    assert found is not None and contrast.CONTRAST_MIN <= found.margin < contrast.ALONE_CONTRAST_MIN
+    assert found.held_back_alone and not found.held_back
+
+
+def test_an_on_topic_article_let_in_on_meaning_alone_near_another_trade_is_kept() -> None:
+    business, article = load(*PEST_POOL_RATS)
+    topic = business_topic(business)
+    vectors = article_vectors(title=article.title, body=article.body)
+    assert topic.meaning is not None and vectors is not None
+    found = contrast.trade_contrast(industry=business.industry, business=topic.meaning, vectors=vectors)
+    result = relevance_score(topic=topic, title=article.title, body=article.body, vectors=vectors)
+
+    assert result.meaning is not None and result.meaning >= MEANING_ALONE_MIN
+    assert not (result.evidence and result.score >= COMBINED_MIN)
+    assert found is not None and found.own_trade == "pest control"
+    assert contrast.ALONE_CONTRAST_MIN <= found.margin < 0
+    assert result.relevant
+
+
+def test_an_article_let_in_both_ways_is_never_held_back() -> None:
     business, article = load(*SCAFFOLDER_CHIMNEY)
     topic = business_topic(business)
     vectors = article_vectors(title=article.title, body=article.body)
     assert topic.meaning is not None and vectors is not None
     held = relevance_score(topic=topic, title=article.title, body=article.body, vectors=vectors)
-    # The same scores, but its meaning at the meaning-alone bar: admitted whatever the trade.
+    # The same scores (the words' evidence at the combined bar), but its meaning at the
+    # meaning-alone bar too: admitted both ways, whatever the trade.
     close = replace(held, relevant=True, short="", meaning=MEANING_ALONE_MIN)
 
     assert _contrast_checked(close, topic=topic, meaning=topic.meaning, vectors=vectors) is close
