@@ -28,6 +28,7 @@ SPLITS = [
     "blind10",
     "blind11",
     "blind12",
+    "blind13",
 ]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
@@ -127,6 +128,7 @@ HELD_OUT_SHAPES = [
     ("blind10", 50, (7, 9), 17, 3, "awl-and-last", "carrick-removals"),
     ("blind11", 50, (7, 9), 17, 3, "cope-and-batter", "haddow-and-daughter"),
     ("blind12", 50, (7, 9), 17, 3, "ned-garrow", "marrable-funeral-service"),
+    ("blind13", 50, (6, 9), 17, 3, "tallis-signs", "brightwell-laundry"),
 ]
 SPLIT_ORDER = [
     "dev",
@@ -142,6 +144,7 @@ SPLIT_ORDER = [
     "blind10",
     "blind11",
     "blind12",
+    "blind13",
 ]
 
 
