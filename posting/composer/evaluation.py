@@ -32,6 +32,7 @@ from posting.composer.checking import (
     compose_check,
     relevance_rank,
 )
+from posting.composer.meaning import article_vectors
 from posting.composer.relevance import same_story, story_print
 from posting.gate.core import PASSED, sentences_split
 from posting.voice.stats import EMOJI_RE, HASHTAG_RE, PERSON_WORDS, WORD_RE
@@ -229,7 +230,8 @@ def _drafted_after_dedupe(chosen: list[str], by_name: dict[str, ArticleFile]) ->
     drafted: dict[str, Any] = {}
     for name in chosen:
         article = by_name[name]
-        printed = story_print(title=article.title, body=article.body)
+        vectors = article_vectors(title=article.title, body=article.body)  # cached since ranking
+        printed = story_print(title=article.title, body=article.body, vectors=vectors)
         if not any(same_story(printed, other) for other in drafted.values()):
             drafted[name] = printed
     return set(drafted)

@@ -207,6 +207,16 @@ def _article_vectors(title: str, body: str) -> Vectors:
     return _embed(passages) if passages else np.zeros((0, semantic.DIMENSIONS), dtype=np.float32)
 
 
+def story_gist(vectors: Vectors | None) -> Vectors | None:
+    """What an article says, as one unit vector: the mean of its passages (None without them).
+    Two outlets' reports of one story lie close together whatever words each chose."""
+    if vectors is None or not len(vectors):
+        return None
+    mean = np.asarray(vectors, dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm else None
+
+
 def closeness(business: BusinessMeaning, vectors: Vectors) -> Closeness:
     """The mean, over the article's BEST_PASSAGES closest passages, of each one's mean
     similarity to its NEAREST_POSTS closest posts; and the post nearest the closest passage.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from accounts.models import Account, Platform
-from posting.composer.meaning import BusinessMeaning
+from posting.composer.meaning import BusinessMeaning, text_digest, vectors_unpack
 from posting.composer.relevance import BusinessTopic, StoryPrint, story_print, topic_build
 from posting.models import ComposeSkip, PastPost
 from publish.models import Channel
@@ -50,9 +50,12 @@ def recent_story_prints(*, account: Account, since: datetime) -> list[tuple[int,
     articles = (
         Article.objects.filter(drafts__account=account, drafts__created_at__gte=since)
         .distinct()
-        .values_list("pk", "title", "text")
+        .values_list("pk", "title", "text", "meaning")
     )
-    return [(pk, story_print(title=title, body=text)) for pk, title, text in articles]
+    return [
+        (pk, story_print(title=title, body=text, vectors=vectors_unpack(meaning, digest=text_digest(title, text))))
+        for pk, title, text, meaning in articles
+    ]
 
 
 def skipped_stories_recent(*, account: Account, limit: int = 20) -> list[ComposeSkip]:

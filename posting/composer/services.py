@@ -139,7 +139,9 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
                     detail=detail,
                 )
             continue
-        printed = story_print(title=article.title, body=article.text)
+        # The article's vectors were stored on the row while it was ranked (_articles_vectors).
+        stored = vectors_unpack(article.meaning, digest=text_digest(article.title, article.text))
+        printed = story_print(title=article.title, body=article.text, vectors=stored)
         repeated = next((pk for pk, other in stories if pk != article.pk and same_story(printed, other)), None)
         if repeated is not None:
             for platform in open_platforms:
@@ -401,7 +403,9 @@ def _articles_vectors(articles: list[Article], *, rotation: int = 0) -> dict[int
         digest = text_digest(article.title, article.text)
         stored = Article.objects.filter(pk=article.pk).values_list("meaning", flat=True).first()
         vectors = vectors_unpack(stored, digest=digest)
-        if vectors is None:
+        if vectors is not None:
+            article.meaning = stored  # another worker's: the same-story check reads it here too
+        else:
             vectors = article_vectors(title=article.title, body=article.text)
             if vectors is None:
                 return {}

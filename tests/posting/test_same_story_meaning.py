@@ -1,0 +1,71 @@
+"""Same story, by words and by meaning (relevance.same_story with meaning.story_gist), real model.
+
+Two outlets' reports of one story can share few words, and two different stories can share a
+place, a date and a trade's vocabulary. With both articles' vectors known, the words' verdict
+must be confirmed by meaning, and meaning alone can make it (the thresholds' measurement is in
+relevance.py); without vectors the words decide alone, as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from posting.composer import meaning
+from posting.composer.checking import article_file_load
+from posting.composer.evaluation import DATA_DIR
+from posting.composer.relevance import SAME_STORY_GIST, SAME_STORY_GIST_CONFIRMS, StoryPrint, same_story, story_print
+
+pytestmark = pytest.mark.skipif(not meaning.model_available(), reason="the bundled sentence model is not installed")
+
+FROST = (
+    "Late frost wipes out apple blossom across Somerset orchards",
+    "A hard frost on the night of 24 April has destroyed much of the apple blossom in Somerset's cider orchards, "
+    "growers say.\n\nTemperatures fell to minus four degrees in low-lying orchards near Langport, and growers expect "
+    "this autumn's crop to be half the usual size.\n\nThe county's cider makers buy most of their fruit from these "
+    "orchards and warn that some ciders may be scarce next year.",
+)
+# Another story from the same place and trade: the same names, numbers and words, a different event.
+TASTING_DAY = (
+    "Langport orchard opens new cider barn with apple tasting day",
+    "A Langport orchard has opened a new cider barn and will hold an apple tasting day on 24 April, with Somerset "
+    "cider makers pouring their ciders.\n\nThe orchard's growers say the barn will let visitors see the apple harvest "
+    "and cider making in the autumn.\n\nTickets for the tasting day are four pounds.",
+)
+
+
+def _print(title: str, body: str, *, with_meaning: bool = True) -> StoryPrint:
+    vectors = meaning.article_vectors(title=title, body=body) if with_meaning else None
+    return story_print(title=title, body=body, vectors=vectors)
+
+
+def test_a_different_story_in_the_same_place_and_trade_is_not_the_same_story_by_meaning() -> None:
+    frost, tasting = _print(*FROST), _print(*TASTING_DAY)
+    # The words alone call them one story (three shared names and numbers, close vocabulary)...
+    assert same_story(dataclasses.replace(frost, gist=None), tasting)
+    # ...and meaning does not confirm it: a relevant article is no longer skipped as a repeat.
+    assert frost.gist is not None and tasting.gist is not None
+    assert float(frost.gist @ tasting.gist) < SAME_STORY_GIST_CONFIRMS
+    assert not same_story(frost, tasting)
+
+
+def test_two_outlets_reports_the_words_miss_are_one_story_by_meaning() -> None:
+    # blind8 (tuned-on): new fire-safety rules for upholstered furniture, from two outlets; the
+    # words alone missed the pair, so both could have been drafted.
+    folder = DATA_DIR / "blind8" / "articles"
+    first = article_file_load(folder / "upholstery-01-furniture-fire-safety-rules-overhaul.txt")
+    second = article_file_load(folder / "upholstery-02-sofa-fire-label-law-second-hand-sellers.txt")
+    a, b = _print(first.title, first.body), _print(second.title, second.body)
+    assert not same_story(dataclasses.replace(a, gist=None), b)
+    assert a.gist is not None and b.gist is not None
+    assert float(a.gist @ b.gist) >= SAME_STORY_GIST
+    assert same_story(a, b)
+
+
+def test_without_vectors_the_words_decide_alone() -> None:
+    frost = _print(*FROST, with_meaning=False)
+    tasting = _print(*TASTING_DAY, with_meaning=False)
+    assert frost.gist is None
+    assert same_story(frost, tasting)  # the words' verdict, unconfirmed
+    assert same_story(frost, _print(*FROST))  # one side without a gist: still the words
