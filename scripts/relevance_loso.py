@@ -103,6 +103,17 @@ def _pr(tp: int, fp: int, fn: int) -> tuple[float, float]:
     return (tp / (tp + fp) if tp + fp else 1.0), (tp / (tp + fn) if tp + fn else 1.0)
 
 
+def _loso_row(name: str, total: list[int], worst: list[float], most: str) -> None:
+    """One leave-one-split-out table row: right, wrong, missed, pooled and worst precision and
+    recall, other splits' articles let in, and the settings the folds chose most."""
+    p, r = _pr(*total[:3])
+    print(
+        f"| {name} | {total[0]} | {total[1]} | {total[2]} | {p:.3f} | {r:.3f} | {worst[0]:.3f} | {worst[1]:.3f} "
+        f"| {total[3]} | {most} |",
+        flush=True,
+    )
+
+
 @contextmanager
 def _patched(changes: dict[str, Any]) -> Iterator[None]:
     saved = {name: getattr(rel, name) for name in changes}
@@ -700,13 +711,8 @@ def alone_contrast(splits: list[str], pairs: list[MeaningPair], others: list[Cro
             total = [a + b for a, b in zip(total, got, strict=True)]
             p, r = _pr(*got[:3])
             worst = [min(worst[0], p), min(worst[1], r)]
-        p, r = _pr(*total[:3])
         most = ", ".join(f"{rule[:4]} x{n}" for rule, n in sorted(chosen.items(), key=lambda kv: -kv[1])[:2])
-        print(
-            f"| {name} | {total[0]} | {total[1]} | {total[2]} | {p:.3f} | {r:.3f} | {worst[0]:.3f} | {worst[1]:.3f} "
-            f"| {total[3]} | {most} |",
-            flush=True,
-        )
+        _loso_row(name, total, worst, most)
     print()
     for labelled in pairs:
         if _admitted(labelled, *shipped) != _admitted(labelled, 0.24, 0.45, CONTRAST_MIN, ALONE_CONTRAST_MIN):
@@ -774,13 +780,8 @@ def share_floor(splits: list[str], pairs: list[MeaningPair], others: list[CrossP
             total = [a + b for a, b in zip(total, got, strict=True)]
             p, r = _pr(*got[:3])
             worst = [min(worst[0], p), min(worst[1], r)]
-        p, r = _pr(*total[:3])
         most = ", ".join(f"{v} x{n}" for v, n in sorted(chosen.items(), key=lambda kv: -kv[1])[:2])
-        print(
-            f"| {name} | {total[0]} | {total[1]} | {total[2]} | {p:.3f} | {r:.3f} | {worst[0]:.3f} | {worst[1]:.3f} "
-            f"| {total[3]} | {most} |",
-            flush=True,
-        )
+        _loso_row(name, total, worst, most)
     before, after = grids["share floor chosen"][None], grids["share floor chosen"][rel.COMBINED_SHARE_MIN]
     print()
     for was, now in zip(before[0], after[0], strict=True):
