@@ -29,6 +29,7 @@ SPLITS = [
     "blind11",
     "blind12",
     "blind13",
+    "blind14",
 ]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
@@ -129,6 +130,7 @@ HELD_OUT_SHAPES = [
     ("blind11", 50, (7, 9), 17, 3, "cope-and-batter", "haddow-and-daughter"),
     ("blind12", 50, (7, 9), 17, 3, "ned-garrow", "marrable-funeral-service"),
     ("blind13", 50, (6, 9), 17, 3, "tallis-signs", "brightwell-laundry"),
+    ("blind14", 50, (7, 9), 17, 3, "spindle-and-sump", "ockenden-watercress"),
 ]
 
 
