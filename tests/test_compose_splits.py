@@ -30,6 +30,7 @@ SPLITS = [
     "blind12",
     "blind13",
     "blind14",
+    "blind15",
 ]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
@@ -131,6 +132,7 @@ HELD_OUT_SHAPES = [
     ("blind12", 50, (7, 9), 17, 3, "ned-garrow", "marrable-funeral-service"),
     ("blind13", 50, (6, 9), 17, 3, "tallis-signs", "brightwell-laundry"),
     ("blind14", 50, (7, 9), 17, 3, "spindle-and-sump", "ockenden-watercress"),
+    ("blind15", 50, (7, 9), 17, 3, "stake-and-binder", "clearwell-hearing"),
 ]
 
 
