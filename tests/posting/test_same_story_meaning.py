@@ -15,7 +15,14 @@ import pytest
 from posting.composer import meaning
 from posting.composer.checking import article_file_load
 from posting.composer.evaluation import DATA_DIR
-from posting.composer.relevance import SAME_STORY_GIST, SAME_STORY_GIST_CONFIRMS, StoryPrint, same_story, story_print
+from posting.composer.relevance import (
+    SAME_STORY_GIST,
+    SAME_STORY_GIST_CONFIRMS,
+    SAME_STORY_GIST_WITH_HALF,
+    StoryPrint,
+    same_story,
+    story_print,
+)
 
 pytestmark = pytest.mark.skipif(not meaning.model_available(), reason="the bundled sentence model is not installed")
 
@@ -69,3 +76,49 @@ def test_without_vectors_the_words_decide_alone() -> None:
     assert frost.gist is None
     assert same_story(frost, tasting)  # the words' verdict, unconfirmed
     assert same_story(frost, _print(*FROST))  # one side without a gist: still the words
+
+
+def _pair(split: str, first: str, second: str) -> tuple[StoryPrint, StoryPrint]:
+    folder = DATA_DIR / split / "articles"
+    a, b = article_file_load(folder / first), article_file_load(folder / second)
+    return _print(a.title, a.body), _print(b.title, b.body)
+
+
+@pytest.mark.parametrize(
+    ("split", "first", "second"),
+    [
+        # blind14 (tuned-on since session 8): a paraphrase keeping six names and numbers but few of
+        # the words (terms 0.21), meaning 0.79: drafted twice before the middle path.
+        (
+            "blind14",
+            "mowers-01-petrol-garden-machinery-phase-out-consultation.txt",
+            "mowers-02-two-stroke-engines-garden-tools-ministers-plan.txt",
+        ),
+        # blind13 (tuned-on): a late frost from two outlets sharing two names and much wording, 0.82.
+        (
+            "blind13",
+            "cider-01-late-frost-apple-blossom-orchards.txt",
+            "cider-02-frost-damage-fruit-growers-harvest-down.txt",
+        ),
+    ],
+)
+def test_half_the_words_evidence_with_close_meaning_is_one_story(split: str, first: str, second: str) -> None:
+    a, b = _pair(split, first, second)
+    assert not same_story(dataclasses.replace(a, gist=None), b)  # the words alone miss it
+    assert a.gist is not None and b.gist is not None
+    assert SAME_STORY_GIST_WITH_HALF <= float(a.gist @ b.gist) < SAME_STORY_GIST
+    assert same_story(a, b)
+
+
+def test_the_words_verdict_needs_meaning_well_above_a_shared_trade() -> None:
+    # blind13 (tuned-on): two shopfront stories in one town (a conservation-area rule, a grant
+    # scheme) share six names and the trade's words; meaning 0.74, under the bar: both are drafted.
+    a, b = _pair(
+        "blind13",
+        "signs-01-conservation-area-shopfront-rules-plastic-fascias.txt",
+        "signs-04-high-street-shopfront-grant-scheme.txt",
+    )
+    assert same_story(dataclasses.replace(a, gist=None), b)
+    assert a.gist is not None and b.gist is not None
+    assert float(a.gist @ b.gist) < SAME_STORY_GIST_CONFIRMS
+    assert not same_story(a, b)
