@@ -75,6 +75,10 @@ class Account(models.Model):
     # Where the Instagram bio links to, when the customer has told us: only then may a
     # caption say "Link in bio".
     instagram_bio_link = models.URLField(max_length=500, blank=True)
+    # The industry line's and own names' vectors for relevance (``posting/composer/meaning.py``),
+    # with a digest of those texts: written the first night the composer reads them and again
+    # only after they change, so a night does not embed them for every account.
+    description_meaning = models.BinaryField(null=True, blank=True, editable=False)
     # Shown on the customer's pages: writes bump the account's content version (accounts/content_version.py).
     objects = ContentVersionedQuerySet["Account"].as_manager()
 

@@ -134,25 +134,39 @@ class Closeness:
     described: float | None = None
 
 
+def description_texts(description: Sequence[str]) -> tuple[str, ...]:
+    """The industry line and own names as embedded: stripped, blank ones and repeats left out."""
+    return tuple(dict.fromkeys(text.strip() for text in description if text.strip()))
+
+
 def business_meaning(
-    *, posts: Sequence[str], vectors: Sequence[Vectors | None] | None = None, description: Sequence[str] = ()
+    *,
+    posts: Sequence[str],
+    vectors: Sequence[Vectors | None] | None = None,
+    description: Sequence[str] = (),
+    described: Vectors | None = None,
 ) -> BusinessMeaning | None:
     """The business's posts as vectors, or None without the model or without posts.
 
     ``vectors``, when given, holds a stored vector per post (None for one not stored yet):
     only the missing ones are embedded. ``description``: the industry line and the business's
     own names (blank ones skipped), embedded together in one short pass (cached in the process
-    by their text; a few short texts, about 10-20 ms an account a night, not per article)."""
+    by their text), unless ``described`` holds their stored vectors (``Account.description_meaning``:
+    in a worker the pass is a round trip to the embedding process, behind the articles').
+    """
     stored = list(vectors) if vectors is not None else [None] * len(posts)
     pairs = [(post, vector) for post, vector in zip(posts, stored, strict=True) if post.strip()]
     pairs = pairs[:BUSINESS_MAX_POSTS]
     if not pairs or not model_available():
         return None
+    said = description_texts(description)
+    if not said:
+        described = None
     with _embedding:
         wanted = tuple(post for post, vector in pairs if vector is None)
         embedded = _posts_vectors(wanted) if wanted else np.zeros((0, semantic.DIMENSIONS), dtype=np.float32)
-        said = tuple(dict.fromkeys(text.strip() for text in description if text.strip()))
-        described = _posts_vectors(said).astype(np.float32) if said else None
+        if said and described is None:
+            described = _posts_vectors(said).astype(np.float32)
     fresh = iter(embedded)
     rows = [vector if vector is not None else next(fresh) for _, vector in pairs]
     return BusinessMeaning(
@@ -248,18 +262,20 @@ def text_digest(*parts: str) -> bytes:
     return hashlib.sha256("\x1f".join(parts).encode()).digest()[:DIGEST_BYTES]
 
 
-def vectors_pack(vectors: Vectors, *, digest: bytes) -> bytes:
-    return digest + np.asarray(vectors, dtype=STORED_DTYPE).tobytes()
+def vectors_pack(vectors: Vectors, *, digest: bytes, dtype: type[np.floating] = STORED_DTYPE) -> bytes:
+    return digest + np.asarray(vectors, dtype=dtype).tobytes()
 
 
-def vectors_unpack(data: bytes | memoryview | None, *, digest: bytes) -> Vectors | None:
+def vectors_unpack(
+    data: bytes | memoryview | None, *, digest: bytes, dtype: type[np.floating] = STORED_DTYPE
+) -> Vectors | None:
     """The stored vectors, or None when nothing is stored or the text has changed since."""
     if not data:
         return None
     raw = bytes(data)
     if raw[:DIGEST_BYTES] != digest:
         return None
-    flat = np.frombuffer(raw[DIGEST_BYTES:], dtype=STORED_DTYPE)
+    flat = np.frombuffer(raw[DIGEST_BYTES:], dtype=dtype)
     if flat.size % semantic.DIMENSIONS:
         return None
     return flat.reshape(-1, semantic.DIMENSIONS).astype(np.float32)

@@ -64,6 +64,14 @@ from posting.composer.contrast import trade_contrast
 from posting.composer.meaning import BusinessMeaning, Closeness, Vectors, article_vectors, closeness, story_gist
 from research.industries import industry_vocabularies, vocabularies_used_in
 
+# One night prints every article once per account that received it (20 accounts a page at
+# 1,000 accounts and 200 feeds): a print is worked out once per worker process. Keyed by the
+# text itself, so an edited article is read afresh.
+ARTICLE_CACHE_SIZE = 2048
+# An article's sentences split into words and names, per process: the split does not depend on
+# the business, and every account that ranks the article splits the same sentences (at 1,000
+# accounts and 200 feeds about 1,000 articles of 10-30 sentences a night; an entry is a few KB).
+SENTENCE_CACHE_SIZE = 1 << 15
 # An article is relevant at or above this share of its key terms matching the business.
 RELEVANT_MIN = 0.14
 # For a trade with no vocabulary of ours the business is known only from its own words (a
@@ -574,7 +582,7 @@ def _words_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
     total = sum(keys.values())
     if not total or not topic.terms:
         return Relevance(score=0.0, relevant=False, matched=[], needs=topic.threshold)
-    headline = _topic_stems(title, topic=topic, body_names=frozenset(names_in(body)))
+    headline = _topic_stems(title, topic=topic, body_names=_body_names(body))
     contributions = {stem: weight * topic.weight(stem) for stem, weight in keys.items() if topic.weight(stem)}
     score = round(sum(contributions.values()) / total, 4)
     ranked = sorted(contributions.items(), key=lambda item: (-item[1], item[0]))
@@ -587,7 +595,7 @@ def _words_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
     # it (a family tree, for a tree surgeon; the football club's hot drinks, for a chess club).
     # A word of a name the business writes (Kiln Lane, for the Kiln Room) counts towards the
     # share and the sense, but is not the trade word: that must be written as a word.
-    body_names = frozenset(names_in(body))
+    body_names = _body_names(body)
     paragraphs = [title, *PARAGRAPH_SPLIT_RE.split(body)]
     passages = [headline] + [
         {stem for sentence in _sentences(paragraph) for stem in _topic_stems(sentence, topic=topic)}
@@ -669,7 +677,7 @@ def article_key_terms(*, title: str, body: str, topic: BusinessTopic | None = No
         title_stems = {word_stem(w) for w in words_of(title) if w not in STOPWORDS}
     else:
         counts = Counter(stem for sentence in _sentences(body) for stem in _topic_stems_list(sentence, topic=topic))
-        title_stems = _topic_stems(title, topic=topic, body_names=frozenset(names_in(body)))
+        title_stems = _topic_stems(title, topic=topic, body_names=_body_names(body))
     weights = {stem: math.log1p(count) for stem, count in counts.items() if stem not in STOPWORDS and len(stem) > 1}
     for stem in title_stems:
         if stem not in STOPWORDS and len(stem) > 1:
@@ -682,8 +690,15 @@ def names_in(text: str) -> list[tuple[str, ...]]:
     return [name for sentence in _sentences(text) for name in _sentence_split(sentence)[1]]
 
 
-def _sentences(text: str) -> list[str]:
-    return [sentence for sentence in SENTENCE_SPLIT_RE.split(text) if sentence and sentence.strip()]
+@lru_cache(maxsize=ARTICLE_CACHE_SIZE)
+def _body_names(body: str) -> frozenset[tuple[str, ...]]:
+    # An article's names, read once per article per process (every account ranking it asks).
+    return frozenset(names_in(body))
+
+
+@lru_cache(maxsize=SENTENCE_CACHE_SIZE)
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(sentence for sentence in SENTENCE_SPLIT_RE.split(text) if sentence and sentence.strip())
 
 
 def _topic_stems(
@@ -723,8 +738,18 @@ def _topic_stems_list(
 
 def _sentence_split(
     sentence: str, *, body_names: frozenset[tuple[str, ...]] = frozenset()
-) -> tuple[list[str], list[tuple[str, ...]]]:
-    """A sentence's ordinary words and its names, both lower-cased.
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """A sentence's ordinary words and its names, both lower-cased (once per sentence and
+    ``body_names`` per process: it does not depend on the business, and each account that
+    ranks an article splits the same sentences)."""
+    return _sentence_split_cached(sentence, body_names)
+
+
+@lru_cache(maxsize=SENTENCE_CACHE_SIZE)
+def _sentence_split_cached(
+    sentence: str, body_names: frozenset[tuple[str, ...]]
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """``_sentence_split``'s work.
 
     A name is a run of capitalised words ("Brackenmouth Tide", "The Boiler House", "Tern &
     Tide") or an acronym (PET), anywhere but as the sentence's first word alone: "Bakers face
@@ -733,7 +758,8 @@ def _sentence_split(
     if _capitals_say_nothing(pieces):
         # A headline In Title Case: its names are the ones its article's body writes as names.
         plain = [word for word in (_word_clean(piece.lower()) for piece in pieces if piece[0].isalpha()) if word]
-        return _names_picked(plain, body_names)
+        ordinary, picked = _names_picked(plain, body_names)
+        return tuple(ordinary), tuple(picked)
     words: list[str] = []
     found: list[tuple[str, ...]] = []
     run: list[str] = []
@@ -768,7 +794,7 @@ def _sentence_split(
         flush()
         words.append(_word_clean(piece))
     flush()
-    return [word for word in words if word], found
+    return tuple(word for word in words if word), tuple(found)
 
 
 def _names_picked(words: list[str], known: frozenset[tuple[str, ...]]) -> tuple[list[str], list[tuple[str, ...]]]:
@@ -858,12 +884,6 @@ SAME_STORY_GIST = 0.85
 SAME_STORY_GIST_WITH_HALF = 0.78
 SAME_STORY_HALF_NAMES = 5
 SAME_STORY_HALF_TERMS = 0.4
-
-
-# One night prints every article once per account that received it (20 accounts a page at
-# 1,000 accounts and 200 feeds): a print is worked out once per worker process. Keyed by the
-# text itself, so an edited article is read afresh.
-ARTICLE_CACHE_SIZE = 2048
 
 
 def story_print(*, title: str, body: str, vectors: Vectors | None = None) -> StoryPrint:

@@ -15,7 +15,9 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+import numpy as np
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import Account, Platform
@@ -27,6 +29,7 @@ from posting.composer.meaning import (
     Vectors,
     article_vectors,
     business_meaning,
+    description_texts,
     model_available,
     text_digest,
     vectors_pack,
@@ -362,14 +365,24 @@ def account_meaning(*, account: Account) -> BusinessMeaning | None:
         vectors = vectors_unpack(meaning, digest=text_digest(text))
         stored.append(vectors[0] if vectors is not None and len(vectors) == 1 else None)
     listed = account.own_names if isinstance(account.own_names, list) else []
+    # Read by the combined score as a few more posts (meaning.Closeness.described).
+    description = [account.industry, account.name, *(str(name) for name in listed)]
+    said = description_texts(description)
+    said_digest = text_digest(*said)
+    # Kept at float32, as embedded: the combined score then reads exactly what a fresh pass gives.
+    described = vectors_unpack(account.description_meaning, digest=said_digest, dtype=np.float32)
+    if described is not None and len(described) != len(said):
+        described = None
     business = business_meaning(
-        posts=[text for _, text, _ in rows],
-        vectors=stored,
-        # Read by the combined score as a few more posts (meaning.Closeness.described).
-        description=[account.industry, account.name, *(str(name) for name in listed)],
+        posts=[text for _, text, _ in rows], vectors=stored, description=description, described=described
     )
     if business is None:
         return None
+    if described is None and business.described is not None:
+        packed = vectors_pack(business.described, digest=said_digest, dtype=np.float32)
+        # A plain queryset: the vector is on no page, so the account's content version stays.
+        QuerySet(model=Account).filter(pk=account.pk).update(description_meaning=packed)
+        account.description_meaning = packed
     fresh = [
         PastPost(pk=pk, meaning=vectors_pack(business.vectors[index : index + 1], digest=text_digest(text)))
         for index, (pk, text, _) in enumerate(rows)

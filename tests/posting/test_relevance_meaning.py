@@ -24,7 +24,7 @@ from posting.composer.checking import (
 )
 from posting.composer.evaluation import DATA_DIR
 from posting.composer.relevance import COMBINED_MIN, MEANING_ALONE_MIN, BusinessTopic, relevance_score, topic_build
-from posting.composer.services import drafts_compose_for_account
+from posting.composer.services import account_meaning, drafts_compose_for_account
 from posting.gate.services import drafts_gate_pending
 from posting.models import ComposeSkip, Composition, PastPost
 from research.models import Article, Subscription
@@ -325,3 +325,54 @@ def test_a_batch_gives_each_texts_own_vector() -> None:
     texts = ["A short one.", "A longer passage about turntables, tonearms and phono stages in a listening room.", ""]
     assert np.allclose(semantic.embed_batch(texts), semantic.embed(texts), atol=1e-6)
     assert semantic.embed_batch([]).shape == (0, semantic.DIMENSIONS)
+
+
+@pytest.mark.django_db
+def test_the_industry_line_and_names_are_embedded_once_and_again_only_when_they_change(account: Account) -> None:
+    # Stored with the account (Account.description_meaning, float32 as embedded): a later night
+    # reads them back instead of a pass in the embedding process; a changed industry line or
+    # name set has another digest, so it is embedded afresh and stored again.
+    account.industry = "hi-fi dealer"
+    account.own_names = ["Kestrel Audio"]
+    account.save(update_fields=["industry", "own_names"])
+    PastPost.objects.bulk_create(PastPost(account=account, platform="facebook_page", text=t) for t in HIFI_POSTS)
+    said = [account.industry, account.name, "Kestrel Audio"]
+    meaning._posts_vectors.cache_clear()
+
+    first = account_meaning(account=Account.objects.get(pk=account.pk))
+    assert first is not None and first.described is not None
+    fresh = semantic.embed_batch(said)
+    assert first.described.dtype == np.float32 and np.array_equal(first.described, fresh)
+    row = Account.objects.get(pk=account.pk).description_meaning
+    assert row is not None and len(row) == meaning.DIGEST_BYTES + 3 * semantic.DIMENSIONS * 4
+
+    # Read back, not embedded: a marked vector stored under the same texts' digest comes back
+    # as it is (a fresh pass would give the model's vectors); the combined score is unchanged.
+    marked = -fresh
+    digest = meaning.text_digest(*said)
+    Account.objects.filter(pk=account.pk).update(
+        description_meaning=meaning.vectors_pack(marked, digest=digest, dtype=np.float32)
+    )
+    meaning._posts_vectors.cache_clear()
+    again = account_meaning(account=Account.objects.get(pk=account.pk))
+    assert again is not None and again.described is not None and np.array_equal(again.described, marked)
+    # The stored vectors score exactly as a fresh pass does (the posts read from their rows both times).
+    Account.objects.filter(pk=account.pk).update(description_meaning=bytes(row))
+    stored = account_meaning(account=Account.objects.get(pk=account.pk))
+    Account.objects.filter(pk=account.pk).update(description_meaning=None)
+    meaning._posts_vectors.cache_clear()
+    refreshed = account_meaning(account=Account.objects.get(pk=account.pk))
+    vectors = meaning.article_vectors(title=RECORD_PLAYER[0], body=RECORD_PLAYER[1])
+    assert stored is not None and refreshed is not None and vectors is not None
+    assert meaning.closeness(stored, vectors) == meaning.closeness(refreshed, vectors)
+
+    # A changed industry line, then a changed name: embedded afresh, stored under the new digest.
+    for change in ({"industry": "record shop"}, {"own_names": ["Kestrel Records"]}):
+        Account.objects.filter(pk=account.pk).update(**change)
+        changed = Account.objects.get(pk=account.pk)
+        now = [changed.industry, changed.name, *changed.own_names]
+        result = account_meaning(account=changed)
+        assert result is not None and result.described is not None
+        assert np.array_equal(result.described, semantic.embed_batch(now))
+        kept = Account.objects.get(pk=account.pk).description_meaning
+        assert kept is not None and bytes(kept)[: meaning.DIGEST_BYTES] == meaning.text_digest(*now)
