@@ -151,3 +151,33 @@ def test_the_bundled_taxonomy_is_built_from_its_text() -> None:
     picked = [0, len(lines) // 2, len(lines) - 1]
     fresh = semantic.embed_batch([lines[i] for i in picked])
     assert np.allclose(fresh, stored[picked], atol=2e-3)
+
+
+# blind15's falconry centre (tuned-on since session 8) and its county's bird-flu housing order
+# (labelled relevant: the centre must keep its birds in): the taxonomy has no falconry, so the
+# centre's nearest entry is a neighbour ("gamekeeping and shooting estate"), and the order, nearer
+# "poultry and egg farm", was held back as another trade's story.
+FALCONRY_BIRD_FLU = ("blind15", "orley-mews-falconry", "blind15", "poultry-01-bird-flu-housing-order-county.txt")
+
+
+def test_no_contrast_for_a_trade_the_taxonomy_does_not_know() -> None:
+    business, article = load(*FALCONRY_BIRD_FLU)
+    topic = business_topic(business)
+    assert topic.meaning is not None
+    _, fit = contrast._own_trade(business.industry, np.ascontiguousarray(topic.meaning.vectors).tobytes())
+    assert fit < contrast.OWN_TRADE_FIT_MIN
+    vectors = article_vectors(title=article.title, body=article.body)
+    assert vectors is not None
+    assert contrast.trade_contrast(industry=business.industry, business=topic.meaning, vectors=vectors) is None
+    assert relevance_score(topic=topic, title=article.title, body=article.body).relevant
+
+
+def test_a_trade_the_taxonomy_knows_is_placed_well_over_the_fit_bar() -> None:
+    business, _ = load(*HIFI_VINYL)
+    topic = business_topic(business)
+    assert topic.meaning is not None
+    own, fit = contrast._own_trade(business.industry, np.ascontiguousarray(topic.meaning.vectors).tobytes())
+    found = contrast.taxonomy()
+    assert found is not None
+    assert found[0][own] == "hi-fi and audio dealer"
+    assert fit >= contrast.OWN_TRADE_FIT_MIN + 0.1
