@@ -31,6 +31,7 @@ SPLITS = [
     "blind13",
     "blind14",
     "blind15",
+    "blind16",
 ]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
@@ -133,6 +134,7 @@ HELD_OUT_SHAPES = [
     ("blind13", 50, (6, 9), 17, 3, "tallis-signs", "brightwell-laundry"),
     ("blind14", 50, (7, 9), 17, 3, "spindle-and-sump", "ockenden-watercress"),
     ("blind15", 50, (7, 9), 17, 3, "stake-and-binder", "clearwell-hearing"),
+    ("blind16", 50, (7, 9), 17, 3, "tread-and-bead", "bramblewick-day-nursery"),
 ]
 
 
