@@ -32,6 +32,7 @@ SPLITS = [
     "blind14",
     "blind15",
     "blind16",
+    "blind17",
 ]
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
@@ -135,6 +136,7 @@ HELD_OUT_SHAPES = [
     ("blind14", 50, (7, 9), 17, 3, "spindle-and-sump", "ockenden-watercress"),
     ("blind15", 50, (7, 9), 17, 3, "stake-and-binder", "clearwell-hearing"),
     ("blind16", 50, (7, 9), 17, 3, "tread-and-bead", "bramblewick-day-nursery"),
+    ("blind17", 50, (7, 9), 17, 3, "rung-and-pane", "pelham-heating"),
 ]
 
 
