@@ -142,8 +142,9 @@ def business_stats(business: BusinessFile, platform: str) -> dict[str, Any]:
     """The voice on ``platform``, with what it borrows from the business's other platforms
     (extractive.voice_for_platform: everything when it has no posts, else only the person)."""
     posts = business.posts(platform)
-    others = [voice_stats(business.posts(p)) for p in PLATFORMS if p != platform and business.posts(p)]
-    return voice_for_platform(voice_stats(posts) if posts else None, others)
+    names = business.names
+    others = [voice_stats(business.posts(p), own_names=names) for p in PLATFORMS if p != platform and business.posts(p)]
+    return voice_for_platform(voice_stats(posts, own_names=names) if posts else None, others)
 
 
 def relevance_rank(

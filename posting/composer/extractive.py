@@ -124,14 +124,16 @@ def voice_for_platform(stats: dict[str, Any] | None, others: list[dict[str, Any]
     """The voice to compose with on one platform, given the voices learned on the others.
 
     A platform with no posts borrows BORROWED_HABITS from another. A platform whose posts never
-    name the business ("Forty-two knives 🙌 #keenedge") borrows only the person ("we"/"I")
+    speak of the business ("Forty-two knives 🙌 #keenedge") borrows only the person ("we"/"I")
     when another platform shows one: the business is still "we", its Instagram captions are
-    just too short to say so, and a draft in its voice may ("This one caught our eye.").
+    just too short to say so, and a draft in its voice may ("This one caught our eye."). One
+    whose posts speak of it by its name ("Skylark over the Renn valley ☀️") borrows nothing:
+    there it is the third person, by choice.
     """
     donors = [other for other in others if other]
     if not stats:
         return {key: donors[0][key] for key in BORROWED_HABITS if key in donors[0]} if donors else {}
-    if float(stats.get("person_rate") or 0) > 0:
+    if float(stats.get("person_rate") or 0) > 0 or float(stats.get("names_self_rate") or 0) >= HABIT_RARE:
         return stats
     for other in donors:
         if other.get("person") and float(other.get("person_rate") or 0) >= HABIT_RARE:

@@ -93,7 +93,7 @@ def voice_learn(*, account: Account, platform: str) -> VoiceProfile:
     texts = list(PastPost.objects.filter(account=account, platform=platform).values_list("text", flat=True))
     if not texts:
         raise VoiceNoPosts(f"No past {Platform(platform).label} posts to learn from yet.")
-    stats = voice_stats(texts)
+    stats = voice_stats(texts, own_names=[account.name, *account.own_names])
     # The model call happens before the write so no transaction stays open while it runs.
     style_guide = _style_guide(account=account, platform=platform, texts=texts, stats=stats)
     profile, _ = VoiceProfile.objects.update_or_create(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 EMOJI_RE = re.compile(
@@ -31,8 +32,9 @@ MIN_RECURRENCE_SHARE = 0.2
 EXEMPLAR_COUNT = 3
 
 
-def voice_stats(texts: list[str]) -> dict[str, Any]:
-    """Statistics of one platform's past posts; empty posts are ignored."""
+def voice_stats(texts: list[str], *, own_names: Sequence[str] = ()) -> dict[str, Any]:
+    """Statistics of one platform's past posts; empty posts are ignored. ``own_names``: the
+    business's name and the names it goes by, to tell how often it speaks of itself by name."""
     posts = [t.strip() for t in texts if t and t.strip()]
     n = len(posts)
     if not n:
@@ -73,6 +75,7 @@ def voice_stats(texts: list[str]) -> dict[str, Any]:
         },
         "person": _person(posts),
         "person_rate": _person_rate(posts),
+        "names_self_rate": _names_self_rate(posts, own_names),
         "you_rate": _addresses_reader_rate(posts),
         "calls_to_action": _calls_to_action(posts, sign_offs=sign_offs),
         "phrases": _recurring_phrases(posts, sign_offs=sign_offs),
@@ -214,6 +217,17 @@ def _person_rate(posts: list[str]) -> float:
     own = PERSON_WORDS["we"] | PERSON_WORDS["I"]
     hits = sum(1 for p in posts if any(w in own for w in WORD_RE.findall(_strip_tokens(p).lower())))
     return round(hits / len(posts), 3)
+
+
+def _names_self_rate(posts: list[str], own_names: Sequence[str]) -> float:
+    """The share of posts that name the business ("Skylark over the Renn valley"), by its name or
+    a name it goes by: how often it speaks of itself in the third person."""
+    forms = {" ".join(words) for name in own_names if (words := WORD_RE.findall(str(name).lstrip("@#").lower()))}
+    if not forms:
+        return 0.0
+    patterns = [re.compile(rf"\b{re.escape(form)}\b") for form in forms]
+    said = [" ".join(WORD_RE.findall(_strip_tokens(post).lower())) for post in posts]
+    return round(sum(1 for text in said if any(pattern.search(text) for pattern in patterns)) / len(posts), 3)
 
 
 def _calls_to_action(posts: list[str], *, sign_offs: list[str]) -> list[str]:

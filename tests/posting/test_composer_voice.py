@@ -663,6 +663,35 @@ def test_a_platform_whose_captions_never_say_we_borrows_the_businesss_we() -> No
     assert not re.search(r"\b(?:I|my)\b", post.text)
 
 
+def test_a_platform_that_speaks_of_the_business_by_name_does_not_borrow_we() -> None:
+    # We on Facebook; on Instagram it speaks of itself by its name (blind17's balloon flights, whose
+    # Instagram drafts said "This one caught our eye." before): there the third person is a choice.
+    names = ["Skylark Balloon Flights", "Skylark"]
+    facebook = voice_stats(
+        ["We fly at dawn from the park.", "Your ticket rolls over, we'll rebook you."] * 3, own_names=names
+    )
+    instagram = voice_stats(
+        ["Skylark's inflation at first light 🔥", "Skylark over the valley ☀️", "The burner, up close 🔥"] * 3,
+        own_names=names,
+    )
+    assert instagram["person_rate"] == 0 and instagram["names_self_rate"] == pytest.approx(2 / 3, abs=1e-3)
+    stats = voice_for_platform(instagram, [facebook])
+    assert stats["person"] == ""
+    post = compose_extractive(title=TITLE, body=BODY, platform="instagram", stats=stats)
+    assert post is not None
+    assert not re.search(r"\b(?:we|our|us|I|my)\b", post.text, flags=re.IGNORECASE)
+    # Without its names, the same captions look like "too short to say we", and borrow it.
+    unnamed = voice_stats(["Skylark over the valley ☀️"] * 3)
+    assert voice_for_platform(unnamed, [facebook])["person"] == "we"
+
+
+def test_a_name_counts_as_a_whole_word_in_any_case() -> None:
+    names = ["The Salt House", "Salt House Sauna"]
+    posts = ["Back at the salt house on Friday.", "Salthouse Road is closed.", "Sea at 9 degrees."]
+    assert voice_stats(posts, own_names=names)["names_self_rate"] == pytest.approx(1 / 3, abs=1e-3)
+    assert voice_stats(posts)["names_self_rate"] == 0.0
+
+
 def test_a_business_that_never_names_itself_anywhere_stays_third_person() -> None:
     third = voice_stats(["Fresh oyster mushrooms are in this week.", "The cellar is at 12 degrees."] * 4)
     stats = voice_for_platform(third, [third])

@@ -153,6 +153,19 @@ def test_voices_are_learned_once_and_only_relearned_on_request(account: Account,
     assert voice_learn(account=account, platform=Platform.FACEBOOK_PAGE).source_post_count == 6
 
 
+def test_the_learned_voice_knows_how_often_the_business_names_itself(account: Account) -> None:
+    # From the account's own name and the names it goes by (the composer then keeps a platform
+    # that speaks of the business by name in the third person).
+    account.own_names = ["Harbour Kayaks"]
+    account.save()
+    posts = [f"{account.name} is out on the water at {hour}." for hour in (9, 10)]
+    posts += ["Calm sea, 14 degrees.", "Calm sea, 15 degrees.", "Harbour Kayaks back on Friday."]
+    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": t} for t in posts])
+    profile = voice_learn(account=account, platform=Platform.INSTAGRAM)
+    assert profile.stats["names_self_rate"] == pytest.approx(0.6)
+    assert profile.stats["person_rate"] == 0
+
+
 @pytest.fixture
 def llm(settings) -> Iterator[LLMServer]:
     yield from serve_llm(settings, timeout_s=0.5, max_retries=0)
