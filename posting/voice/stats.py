@@ -126,6 +126,11 @@ def voice_describe(stats: dict[str, Any], *, platform_label: str) -> list[str]:
     person = stats["person"]
     if person:
         lines.append(f"You mostly write as \u201c{person}\u201d.")
+    elif float(stats.get("names_self_rate") or 0) >= 0.1:
+        share = _share(stats["names_self_rate"], n)
+        lines.append(
+            f"You speak of your business by its name in {share} posts, never as \u201cwe\u201d or \u201cI\u201d."
+        )
     if stats.get("you_rate", 0) >= 0.3:
         lines.append(f"You speak to your readers as \u201cyou\u201d in {_share(stats['you_rate'], n)} posts.")
     punctuation = stats["punctuation"]

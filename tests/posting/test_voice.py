@@ -164,6 +164,8 @@ def test_the_learned_voice_knows_how_often_the_business_names_itself(account: Ac
     profile = voice_learn(account=account, platform=Platform.INSTAGRAM)
     assert profile.stats["names_self_rate"] == pytest.approx(0.6)
     assert profile.stats["person_rate"] == 0
+    text = " ".join(voice_describe(profile.stats, platform_label="Instagram"))
+    assert "You speak of your business by its name in 3 of 5 posts, never as \u201cwe\u201d or \u201cI\u201d." in text
 
 
 @pytest.fixture
