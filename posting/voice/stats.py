@@ -75,7 +75,7 @@ def voice_stats(texts: list[str], *, own_names: Sequence[str] = ()) -> dict[str,
         },
         "person": _person(posts),
         "person_rate": _person_rate(posts),
-        "names_self_rate": _names_self_rate(posts, own_names),
+        "names_self_rate": names_self_rate(posts, own_names),
         "you_rate": _addresses_reader_rate(posts),
         "calls_to_action": _calls_to_action(posts, sign_offs=sign_offs),
         "phrases": _recurring_phrases(posts, sign_offs=sign_offs),
@@ -224,7 +224,7 @@ def _person_rate(posts: list[str]) -> float:
     return round(hits / len(posts), 3)
 
 
-def _names_self_rate(posts: list[str], own_names: Sequence[str]) -> float:
+def names_self_rate(posts: list[str], own_names: Sequence[str]) -> float:
     """The share of posts that name the business ("Skylark over the Renn valley"), by its name or
     a name it goes by: how often it speaks of itself in the third person."""
     forms = {" ".join(words) for name in own_names if (words := WORD_RE.findall(str(name).lstrip("@#").lower()))}
