@@ -26,7 +26,7 @@ from typing import Any
 from accounts.models import Platform
 from posting.composer.relevance import ARTICLE_CACHE_SIZE, BusinessTopic, word_stem, words_of
 from posting.gate.core import sentences_split
-from posting.voice.stats import EMOJI_RE, HASHTAG_RE, MENTION_RE
+from posting.voice.stats import EMOJI_RE, HASHTAG_RE, MENTION_RE, NAMES_SELF_MIN
 from publish.limits import MAX_CHARS
 
 FACEBOOK = "facebook_page"
@@ -133,7 +133,7 @@ def voice_for_platform(stats: dict[str, Any] | None, others: list[dict[str, Any]
     donors = [other for other in others if other]
     if not stats:
         return {key: donors[0][key] for key in BORROWED_HABITS if key in donors[0]} if donors else {}
-    if float(stats.get("person_rate") or 0) > 0 or float(stats.get("names_self_rate") or 0) >= HABIT_RARE:
+    if float(stats.get("person_rate") or 0) > 0 or float(stats.get("names_self_rate") or 0) >= NAMES_SELF_MIN:
         return stats
     for other in donors:
         if other.get("person") and float(other.get("person_rate") or 0) >= HABIT_RARE:

@@ -30,6 +30,9 @@ PERSON_WORDS = {
 MIN_RECURRENCE = 2
 MIN_RECURRENCE_SHARE = 0.2
 EXEMPLAR_COUNT = 3
+# A platform whose posts name the business in at least this share speaks of it in the third person
+# by choice: the composer does not lend it another platform's "we", and the Voice page says so.
+NAMES_SELF_MIN = 0.1
 
 
 def voice_stats(texts: list[str], *, own_names: Sequence[str] = ()) -> dict[str, Any]:
@@ -126,7 +129,7 @@ def voice_describe(stats: dict[str, Any], *, platform_label: str) -> list[str]:
     person = stats["person"]
     if person:
         lines.append(f"You mostly write as \u201c{person}\u201d.")
-    elif float(stats.get("names_self_rate") or 0) >= 0.1:
+    elif float(stats.get("names_self_rate") or 0) >= NAMES_SELF_MIN:
         share = _share(stats["names_self_rate"], n)
         lines.append(
             f"You speak of your business by its name in {share} posts, never as \u201cwe\u201d or \u201cI\u201d."
