@@ -13,27 +13,11 @@ from typing import Any
 
 import pytest
 
+from posting.composer.evaluation import splits_present
+
 COMPOSE = Path(__file__).resolve().parent / "data" / "compose"
-SPLITS = [
-    "dev",
-    "blind",
-    "blind2",
-    "blind3",
-    "blind4",
-    "blind5",
-    "blind6",
-    "blind7",
-    "blind8",
-    "blind9",
-    "blind10",
-    "blind11",
-    "blind12",
-    "blind13",
-    "blind14",
-    "blind15",
-    "blind16",
-    "blind17",
-]
+# Oldest first: a split's businesses must be new to every split before it.
+SPLITS = splits_present()
 BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_posts"}
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
 PLATFORM_POSTS = {"facebook_page": "facebook_posts", "instagram": "instagram_posts"}

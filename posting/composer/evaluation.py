@@ -45,6 +45,21 @@ TARGETS = {
     "gate_pass_rate": 0.9,
 }
 MAX_FIRST_SENTENCE_OPENINGS = 0.2
+
+
+def splits_present() -> list[str]:
+    """The evaluation set's splits, oldest first: dev, blind, then blind2, blind3, ... by number
+    (each fresh split is written after every one before it)."""
+
+    def written(name: str) -> tuple[int, str]:
+        if name == "dev":
+            return 0, name
+        blind = re.fullmatch(r"blind(\d*)", name)
+        return (int(blind.group(1) or 1) if blind else 10**6), name
+
+    return sorted((path.name for path in DATA_DIR.iterdir() if (path / "labels.json").exists()), key=written)
+
+
 TRAITS = ("emoji", "hashtags", "sign_off", "questions", "person", "you")
 
 
