@@ -121,6 +121,7 @@ HELD_OUT_SHAPES = [
     ("blind15", 50, (7, 9), 17, 3, "stake-and-binder", "clearwell-hearing"),
     ("blind16", 50, (7, 9), 17, 3, "tread-and-bead", "bramblewick-day-nursery"),
     ("blind17", 50, (7, 9), 17, 3, "rung-and-pane", "pelham-heating"),
+    ("blind19", 50, (7, 9), 17, 3, "withy-and-weave", "brookvale-community-transport"),
 ]
 
 
