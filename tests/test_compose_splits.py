@@ -122,6 +122,7 @@ HELD_OUT_SHAPES = [
     ("blind16", 50, (7, 9), 17, 3, "tread-and-bead", "bramblewick-day-nursery"),
     ("blind17", 50, (7, 9), 17, 3, "rung-and-pane", "pelham-heating"),
     ("blind18", 50, (7, 9), 17, 3, "banker-and-mallet", "hartsell-dairy"),
+    ("blind19", 50, (7, 9), 17, 3, "withy-and-weave", "brookvale-community-transport"),
 ]
 
 
