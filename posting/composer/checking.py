@@ -27,6 +27,7 @@ from posting.composer.extractive import FACEBOOK, INSTAGRAM, ComposedPost, compo
 from posting.composer.llm_composer import compose_with_llm_gated
 from posting.composer.meaning import business_meaning
 from posting.composer.relevance import BusinessTopic, relevance_score, topic_build
+from posting.composer.relevance_judge import BusinessBrief, RelevanceJudge
 from posting.gate.core import NO_SUBSTANCE, gate_evaluate
 from posting.llm import llm_configured
 from posting.voice.stats import voice_exemplars, voice_stats
@@ -148,22 +149,38 @@ def business_stats(business: BusinessFile, platform: str) -> dict[str, Any]:
 
 
 def relevance_rank(
-    *, business: BusinessFile, articles: list[ArticleFile], vocabularies: bool = True
+    *, business: BusinessFile, articles: list[ArticleFile], vocabularies: bool = True, use_llm: bool | None = None
 ) -> list[dict[str, Any]]:
-    """Best first: ``{"article", "score", "relevant", "matched"}`` per article."""
+    """Best first: ``{"article", "score", "relevant", "matched"}`` per article, and ``"judged"``
+    (the model's yes/no and reason) for a borderline one the model was asked about.
+
+    ``use_llm`` None: the model has its say on borderline articles when a key is configured
+    (``relevance_judge.py``); False: the offline decision always (what the evaluation measures)."""
     topic = business_topic(business, vocabularies=vocabularies)
+    judge = _judge(business, topic=topic, use_llm=use_llm, limit=len(articles))
     rows = []
     for article in articles:
         relevance = relevance_score(topic=topic, title=article.title, body=article.body)
-        rows.append(
-            {
-                "article": article.name,
-                "score": relevance.score,
-                "relevant": relevance.relevant,
-                "matched": relevance.matched,
-            }
-        )
+        if judge is not None:
+            relevance = judge.decide(relevance, title=article.title, body=article.body)
+        row: dict[str, Any] = {
+            "article": article.name,
+            "score": relevance.score,
+            "relevant": relevance.relevant,
+            "matched": relevance.matched,
+        }
+        if relevance.judged is not None:
+            row["judged"] = {"share": relevance.judged, "reason": relevance.judge_reason}
+        rows.append(row)
     return sorted(rows, key=lambda row: (-row["score"], row["article"]))
+
+
+def _judge(business: BusinessFile, *, topic: BusinessTopic, use_llm: bool | None, limit: int) -> RelevanceJudge | None:
+    if use_llm is False or not llm_configured():
+        return None
+    posts = topic.meaning.posts if topic.meaning is not None else (*business.facebook_posts, *business.instagram_posts)
+    brief = BusinessBrief(name=business.name, industry=business.industry, posts=posts)
+    return RelevanceJudge(account=None, business=brief, limit=limit)
 
 
 def compose_check(
@@ -177,6 +194,9 @@ def compose_check(
         raise CheckInputError(f"Unknown platform {platform!r}: use one of {', '.join(PLATFORMS)}.")
     topic = business_topic(business)
     relevance = relevance_score(topic=topic, title=article.title, body=article.body)
+    judge = _judge(business, topic=topic, use_llm=use_llm, limit=1)
+    if judge is not None:
+        relevance = judge.decide(relevance, title=article.title, body=article.body)
     stats = business_stats(business, platform)
     sign_offs = [s for p in PLATFORMS for s in (voice_stats(business.posts(p)).get("sign_offs") or [])]
     composed: ComposedPost | None = None

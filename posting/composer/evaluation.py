@@ -123,12 +123,15 @@ class SplitScore:
 
 
 def split_evaluate(
-    *, split: str, data_dir: Path = DATA_DIR, vocabularies: bool = True, industries: bool = True
+    *, split: str, data_dir: Path = DATA_DIR, vocabularies: bool = True, industries: bool = True, model: bool = False
 ) -> SplitScore:
     """Score one split. ``vocabularies=False`` ranks without our trade vocabularies: relevance
     for businesses whose trade we have no vocabulary for (drafts are composed as usual).
     ``industries=False`` ranks with every business's industry left blank: relevance for an
-    industry written in words we cannot map, known only from the business's own posts."""
+    industry written in words we cannot map, known only from the business's own posts.
+    ``model=True``: the configured language model has its say on borderline articles
+    (``relevance_judge.py``); otherwise relevance is the offline ranker's, whatever the
+    environment holds, as the drafts are always the offline composer's."""
     root = data_dir / split
     labels = _labels_load(root / "labels.json")
     articles = [article_file_load(path) for path in sorted((root / "articles").glob("*.txt"))]
@@ -137,7 +140,10 @@ def split_evaluate(
     by_name = {article.name: article for article in articles}
     pairs = [tuple(pair) for pair in labels.get("_same_story", [])]
     score = SplitScore(
-        split=split + ("" if vocabularies else " (no vocabularies)") + ("" if industries else " (no industry)"),
+        split=split
+        + ("" if vocabularies else " (no vocabularies)")
+        + ("" if industries else " (no industry)")
+        + (" (model's say)" if model else ""),
         articles=len(articles),
         same_story_pairs=len(pairs),
     )
@@ -150,6 +156,7 @@ def split_evaluate(
             business=business if industries else dataclasses.replace(business, industry=""),
             articles=articles,
             vocabularies=vocabularies,
+            use_llm=None if model else False,
         )
         wanted = set(label.get("relevant", []))
         chosen = [row["article"] for row in ranked if row["relevant"]]

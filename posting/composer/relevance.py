@@ -285,15 +285,23 @@ class Relevance:
     # Closeness in meaning to the business's posts (None: words alone), and its nearest post.
     meaning: float | None = None
     close_to: str = ""
+    # The language model's answer for a borderline article (``relevance_judge.py``; None: not
+    # asked), which ``relevant`` then follows, and its one-sentence reason.
+    judged: bool | None = None
+    judge_reason: str = ""
 
     def as_dict(self) -> dict[str, object]:
         shown: dict[str, object] = {"score": self.score, "relevant": self.relevant, "matched": self.matched}
         if self.meaning is not None:
             shown |= {"meaning": self.meaning, "close_to": self.close_to}
+        if self.judged is not None:
+            shown |= {"judged": {"share": self.judged, "reason": self.judge_reason}}
         return shown
 
     def reason(self) -> str:
         """Why it was left out, for the skip's detail ("why skipped")."""
+        if self.judged is False:
+            return f"Not for our customers, the model judged: {self.judge_reason} (relevance {self.score:.2f})"
         matched = ", ".join(self.matched) or "nothing"
         if self.meaning is None:
             detail = f"Relevance {self.score:.2f} (needs {self.needs}); matched: {matched}"

@@ -36,6 +36,7 @@ from posting.composer.meaning import (
     vectors_unpack,
 )
 from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
+from posting.composer.relevance_judge import BusinessBrief, RelevanceJudge, relevance_judge
 from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
 from posting.llm import llm_configured
 from posting.models import ComposeSkip, Composition, Draft, LLMUsage, PastPost, VoiceProfile
@@ -112,13 +113,20 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     remaining = {p: account.cadence_per_day - _drafts_in_play_today(account=account, platform=p) for p in platforms}
     handled = _handled(account=account, articles=articles)
     profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
-    topic = account_topic(account=account, meaning=account_meaning(account=account))
+    meaning = account_meaning(account=account)
+    topic = account_topic(account=account, meaning=meaning)
     run = _Run(
         use_llm=llm_configured(),
         own_names=[account.name, *(str(n) for n in account.own_names if isinstance(account.own_names, list))],
         sign_offs=account_sign_offs(account=account),
         topic=topic,
         donts=account_rejection_reasons(account=account),
+        judge=relevance_judge(
+            account=account,
+            business=BusinessBrief(
+                name=account.name, industry=account.industry, posts=meaning.posts if meaning is not None else ()
+            ),
+        ),
     )
     stories = recent_story_prints(account=account, since=timezone.now() - STORY_MEMORY)
 
@@ -130,6 +138,11 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         open_platforms = [p for p in platforms if (p, article.pk) not in handled]
         if not open_platforms:
             continue
+        # A borderline article is the model's to call (with a key), while a draft could still
+        # come of it: once the day's drafts are made, asking would only spend calls.
+        if run.judge is not None and not run.llm_unavailable and any(remaining[p] > 0 for p in open_platforms):
+            relevance = run.judge.decide(relevance, title=article.title, body=article.text)
+            run.llm_unavailable = run.judge.unavailable
         if not relevance.relevant:
             detail = relevance.reason()
             for platform in open_platforms:
@@ -272,6 +285,8 @@ class _Run:
     # Set once the model is unreachable or throttled: later drafts in this run go straight
     # to the offline composer instead of each waiting out the client's retries again.
     llm_unavailable: str = ""
+    # The model's say on borderline articles (None without a key).
+    judge: RelevanceJudge | None = None
 
 
 def _compose(

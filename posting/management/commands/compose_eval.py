@@ -1,4 +1,4 @@
-"""``manage.py compose_eval [--split dev] [--json] [--failures]``: the composer's numbers on the labelled set.
+"""``manage.py compose_eval [--split dev] [--json] [--failures] [--with-model]``: the composer's numbers.
 
 Behind ``make eval-compose``. ``dev`` is the split the composer was tuned on; ``blind`` is
 scored once, after tuning (tests/data/compose/README.md). Exits non-zero when a split misses
@@ -19,6 +19,7 @@ from posting.composer.evaluation import (
     split_evaluate,
     target_failures,
 )
+from posting.llm import llm_configured
 
 
 class Command(BaseCommand):
@@ -46,10 +47,25 @@ class Command(BaseCommand):
             help="also rank with every industry blank (how relevance does for an industry we cannot map)",
         )
 
+        parser.add_argument(
+            "--with-model",
+            action="store_true",
+            help=(
+                "also rank with the configured language model's say on borderline articles "
+                "(needs OPENAI_API_KEY; one call per borderline article, about a fifth of them)"
+            ),
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
         splits = options["split"] or [p.name for p in sorted(DATA_DIR.iterdir()) if (p / "labels.json").exists()]
+        if options["with_model"] and not llm_configured():
+            raise CommandError(
+                "--with-model needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL if not OpenAI's)."
+            )
         try:
             scores = [split_evaluate(split=split) for split in splits]
+            if options["with_model"]:
+                scores += [split_evaluate(split=split, model=True) for split in splits]
             if options["without_vocabularies"]:
                 scores += [split_evaluate(split=split, vocabularies=False) for split in splits]
             if options["without_industry"]:
