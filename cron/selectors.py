@@ -92,6 +92,9 @@ def llm_usage_summary(*, since: datetime) -> dict[str, object]:
         "throttled": totals["throttled"] or 0,
         "tokens": totals["tokens"] or 0,
         "by_status": dict(usage.order_by().values("status").annotate(n=Count("id")).values_list("status", "n")),
+        # What the calls were for (drafting, the gate's judge, relevance's close calls): which one a
+        # bill or a throttle comes from.
+        "by_purpose": dict(usage.order_by().values("purpose").annotate(n=Count("id")).values_list("purpose", "n")),
         "key_fingerprint": latest.key_fingerprint if latest else "",
         "organization": latest.organization if latest else "",
         "model": latest.model if latest else "",

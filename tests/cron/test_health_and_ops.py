@@ -74,6 +74,14 @@ def test_the_operator_page_lists_open_alarms_jobs_and_each_accounts_row(account:
         key_fingerprint="sha256:abcd1234",
         organization="org-landed",
     )
+    for _ in range(2):
+        LLMUsage.objects.create(
+            model="gpt-4o-mini",
+            purpose="relevance",
+            status=LLMUsage.Status.OK,
+            key_fingerprint="sha256:abcd1234",
+            organization="org-landed",
+        )
 
     response = client.get("/ops/")
 
@@ -87,6 +95,9 @@ def test_the_operator_page_lists_open_alarms_jobs_and_each_accounts_row(account:
     assert (row.landed["facebook_page"].day, row.landed["facebook_page"].week) == (1, 2)
     assert dict(response.context["connect_funnel"])["instagram"]["started"] == 1
     assert response.context["llm"]["throttled"] == 3
+    # What the calls were for, so a bill or a throttle can be traced to drafting or relevance.
+    assert response.context["llm"]["by_purpose"] == {"compose": 1, "relevance": 2}
+    assert "For: compose 1, relevance 2" in page
     assert "sha256:abcd1234" in page and "org-landed" in page
     # The title is the title, and every section is in the page body, not inside <title>.
     assert "<title>Operator · Landed</title>" in page

@@ -114,6 +114,8 @@ def test_a_borderline_article_is_decided_by_the_model_with_its_reason(llm: LLMSe
     [prompt] = _asked(llm)
     assert dealer.name in prompt and dealer.industry in prompt
     assert dealer.facebook_posts[0].split()[0] in prompt and article.title in prompt
+    # The article is quoted as material, after everything the model is told about the business.
+    assert prompt.index("<<<ARTICLE") > prompt.index("POSTS>>>") and prompt.rstrip().endswith("ARTICLE>>>")
     request = llm.requests[0].body
     assert request["response_format"]["json_schema"]["name"] == "share_decision"
     usage = LLMUsage.objects.get()
