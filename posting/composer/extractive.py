@@ -37,6 +37,9 @@ TARGET_BOUNDS = {FACEBOOK: (120, 900), INSTAGRAM: (120, 1400)}
 MAX_FACTS = 3
 # What a sentence that points back at an earlier one ("the rise", "the plan") costs as a fact.
 REFERS_BACK_COST = 1.5
+# ... and one naming it in other words ("linked the boom to"): always a pointer back, never the
+# article's own subject, so it costs about what a number, a name and the business's word bring.
+TOLD_BEFORE_COST = 3.0
 MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 400
 LINK_IN_BIO = "Link in bio."
@@ -323,6 +326,21 @@ def _fact_score(fact: _SentenceReading, topic: BusinessTopic | None) -> float:
 
 
 DEFINITE_RE = re.compile(r"\bthe ([a-z]+)\b")
+# Nouns that name what an earlier sentence told, in other words: "linked the boom to social media"
+# after "the number ... has more than doubled". Written "the boom" they point back even when no
+# earlier sentence used the word; unless the headline names it, the reader quoted one sentence
+# does not know which boom. (Stems, as ``word_stem`` gives them; none that is also an everyday
+# word's stem: "news" stems to "new", as in "the new rules".)
+TOLD_BEFORE_NOUNS = frozenset(
+    word_stem(noun)
+    for noun in (
+        "boom", "surge", "slump", "rise", "fall", "drop", "increase", "decrease", "decline", "growth",
+        "trend", "move", "change", "changes", "decision", "announcement", "findings",
+        "figures", "incident", "episode", "shortfall", "backlog", "dispute",
+        "closure", "cuts", "delay", "delays", "rollout", "upgrade", "overhaul", "crackdown",
+        "setback", "outbreak", "spike",
+    )
+)  # fmt: skip
 
 
 def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> float:
@@ -333,7 +351,10 @@ def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> flo
         return 0.0
     earlier = {word_stem(w) for w in words_of(" ".join(sentences[:index]))}
     nouns = {word_stem(noun) for noun in DEFINITE_RE.findall(sentences[index])}
-    back = {noun for noun in nouns if noun in earlier and noun not in title_stems and len(noun) > 3}
+    unnamed = nouns - title_stems
+    if unnamed & TOLD_BEFORE_NOUNS:
+        return TOLD_BEFORE_COST
+    back = {noun for noun in unnamed if noun in earlier and len(noun) > 3}
     return REFERS_BACK_COST if back else 0.0
 
 

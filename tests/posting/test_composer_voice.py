@@ -283,6 +283,35 @@ def test_a_fact_that_points_back_at_an_earlier_sentence_is_not_quoted_alone() ->
     assert "drove the rise" not in post.text
 
 
+def test_a_fact_naming_an_earlier_sentence_in_other_words_is_not_quoted_alone() -> None:
+    # "...linked the boom to roller discos": no earlier sentence says "boom" (it said "more than
+    # doubled"), yet the reader of the post does not know which boom. The rink's own trade body's
+    # figure stands alone and is what the post should carry.
+    title = "Roller skating is the country's fastest-growing pastime, survey finds"
+    body = (
+        "The number of adults who go roller skating at least once a month has more than doubled in three "
+        "years, according to the annual Active Lives survey published on Thursday.\n\n"
+        "Researchers at the Centre for Leisure Studies linked the boom to roller discos, skating videos "
+        "and quad skates in high street shops.\n\n"
+        "The UK Rink Operators' Network said its 46 member rinks sold 2.1 million sessions last year, up by "
+        "a third."
+    )
+    posts = [
+        "Friday night roller disco returns to the rink this week, from 7pm. Skate hire included.",
+        "Learn to Skate courses start again on 14 January: six weekly lessons at the rink.",
+        "Quad skates and inline skates for hire at the rink desk, all sizes.",
+    ]
+    stats = voice_stats(posts)
+    topic = topic_build(industry="roller skating rink", past_posts=posts)
+
+    post = compose_extractive(title=title, body=body, platform="facebook_page", stats=stats, topic=topic)
+
+    assert post is not None
+    assert "the boom" not in post.text
+    assert "2.1 million sessions" in post.text
+    assert gate_evaluate(text=post.text, title=title, body=body).verdict == "passed"
+
+
 def test_a_business_known_only_by_its_name_is_about_the_words_of_its_name() -> None:
     # A business file with only "name" is public-interface valid: "Ashgrove Plumbing & Heating"
     # says what it does, so a plumbing headline is evidence enough, and another trade is not.
