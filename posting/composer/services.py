@@ -36,7 +36,7 @@ from posting.composer.meaning import (
     vectors_unpack,
 )
 from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
-from posting.composer.relevance_judge import BusinessBrief, RelevanceJudge, relevance_judge
+from posting.composer.relevance_judge import BusinessBrief, RelevanceJudge, borderline, relevance_judge
 from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
 from posting.llm import llm_configured
 from posting.models import ComposeSkip, Composition, Draft, LLMUsage, PastPost, VoiceProfile
@@ -139,8 +139,11 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         if not open_platforms:
             continue
         # A borderline article is the model's to call (with a key), while a draft could still
-        # come of it: once the day's drafts are made, asking would only spend calls.
-        if run.judge is not None and not run.llm_unavailable and any(remaining[p] > 0 for p in open_platforms):
+        # come of it. Once the day's drafts are made, asking would only spend calls, and recording
+        # the offline "off topic" would settle for good what the model has not seen: it waits.
+        if run.judge is not None and not run.llm_unavailable and borderline(relevance):
+            if not any(remaining[p] > 0 for p in open_platforms):
+                continue
             relevance = run.judge.decide(relevance, title=article.title, body=article.text)
             run.llm_unavailable = run.judge.unavailable
         if not relevance.relevant:

@@ -275,6 +275,24 @@ def test_a_night_skips_the_close_call_the_model_says_no_to_with_its_reason(llm: 
     assert len(_asked(llm)) == 1
 
 
+@pytest.mark.django_db
+def test_once_the_days_drafts_are_made_a_close_call_waits_for_a_run_with_room(llm: LLMServer) -> None:
+    account = _dealer_account()  # one draft a day per platform
+    assert account.cadence_per_day == 1
+    turntable = _article(VINYL)
+    article_create(account, title=turntable.title, body=turntable.body)
+    crown = _article(CROWN)
+    waiting = article_create(account, title=crown.title, body=crown.body)
+    llm.script(Reply.ok("not a post"))  # the drafting call: the offline composer writes instead
+
+    [draft] = drafts_compose_for_account(account=account)
+
+    assert draft.article.title == turntable.title
+    # The model was asked to draft, never about the close call, and nothing settles it yet.
+    assert all("share_decision" not in json.dumps(r.body) for r in llm.requests)
+    assert not ComposeSkip.objects.filter(article=waiting).exists()
+
+
 def test_eval_with_the_model_needs_a_key(settings) -> None:
     settings.OPENAI_API_KEY = ""
     with pytest.raises(CommandError, match="OPENAI_API_KEY"):
