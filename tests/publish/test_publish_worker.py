@@ -33,7 +33,10 @@ sandbox_page = fixtures.sandbox_page
 Status = Publication.Status
 
 
-def _wait_for(condition: Callable[[], object], *, timeout_s: float = 30.0) -> None:
+# Generous: the wait ends as soon as the condition holds. A worker's start and first task took
+# over 30 s once on a 2-core machine loaded by other work (CI, 2 Dec 2026); what these tests
+# check is what happens, not how fast.
+def _wait_for(condition: Callable[[], object], *, timeout_s: float = 90.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if condition():
@@ -157,7 +160,7 @@ def test_a_write_that_failed_before_taking_effect_is_retried_by_the_worker_witho
 
     # then: reconcile's own follow-ups look for the post over several listings, find none,
     # and the retry lands: one post, two writes, the listings in between
-    _wait_for(lambda: Publication.objects.get(pk=publication.pk).status == Status.LANDED, timeout_s=60)
+    _wait_for(lambda: Publication.objects.get(pk=publication.pk).status == Status.LANDED)
     assert len(graph_sandbox.posts(page_id=sandbox_page.page_id)) == 1
     assert PublishAttempt.objects.filter(publication=publication, request_kind="fb_feed").count() == 2
     listings = [
