@@ -88,9 +88,14 @@ class RelevanceJudge:
         # Why the model is not asked again this run ("" while it answers).
         self.unavailable = ""
 
+    @property
+    def spent(self) -> bool:
+        """This run has asked as many times as it may."""
+        return self.asked >= self.limit
+
     def decide(self, relevance: Relevance, *, title: str, body: str) -> Relevance:
         """The relevance with the model's answer when the article is borderline, else unchanged."""
-        if not borderline(relevance) or self.unavailable or self.asked >= self.limit:
+        if not borderline(relevance) or self.unavailable or self.spent:
             return relevance
         self.asked += 1
         try:
@@ -132,4 +137,4 @@ def relevance_judge(*, account: Account | None, business: BusinessBrief) -> Rele
     """The model's judge for borderline articles, or None without a key."""
     if not llm_configured():
         return None
-    return RelevanceJudge(account=account, business=business)
+    return RelevanceJudge(account=account, business=business, limit=JUDGE_MAX_PER_RUN)

@@ -139,10 +139,12 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         if not open_platforms:
             continue
         # A borderline article is the model's to call (with a key), while a draft could still
-        # come of it. Once the day's drafts are made, asking would only spend calls, and recording
-        # the offline "off topic" would settle for good what the model has not seen: it waits.
+        # come of it. Once the day's drafts are made (or the run's calls spent), asking would only
+        # spend calls, and recording the offline "off topic" would settle for good what the model
+        # has not seen: it waits for a later run. (A model that is down does not stall the night:
+        # then the offline decision stands.)
         if run.judge is not None and not run.llm_unavailable and borderline(relevance):
-            if not any(remaining[p] > 0 for p in open_platforms):
+            if run.judge.spent or not any(remaining[p] > 0 for p in open_platforms):
                 continue
             relevance = run.judge.decide(relevance, title=article.title, body=article.text)
             run.llm_unavailable = run.judge.unavailable

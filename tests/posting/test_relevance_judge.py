@@ -180,6 +180,7 @@ def test_the_judge_asks_at_most_its_limit(llm: LLMServer) -> None:
     answers = [judge.decide(offline, title=article.title, body=article.body) for _ in range(3)]
     assert [a.judged for a in answers] == [False, False, None]
     assert len(_asked(llm)) == 2
+    assert judge.spent
 
 
 @pytest.mark.django_db
@@ -291,6 +292,24 @@ def test_once_the_days_drafts_are_made_a_close_call_waits_for_a_run_with_room(ll
     # The model was asked to draft, never about the close call, and nothing settles it yet.
     assert all("share_decision" not in json.dumps(r.body) for r in llm.requests)
     assert not ComposeSkip.objects.filter(article=waiting).exists()
+
+
+@pytest.mark.django_db
+def test_a_close_call_met_once_the_runs_calls_are_spent_waits_too(llm: LLMServer, monkeypatch) -> None:
+    monkeypatch.setattr("posting.composer.relevance_judge.JUDGE_MAX_PER_RUN", 1)
+    account = _dealer_account()
+    account.cadence_per_day = 2
+    account.save()
+    software = article_create(account, title=_article(SOFTWARE).title, body=_article(SOFTWARE).body)
+    crown = article_create(account, title=_article(CROWN).title, body=_article(CROWN).body)
+    llm.script(Reply.ok(NO))
+
+    assert drafts_compose_for_account(account=account) == []
+
+    # The better-scored close call was asked about and settled; the other waits, unrecorded.
+    assert len(_asked(llm)) == 1
+    assert ComposeSkip.objects.get(article=software).reason == ComposeSkip.Reason.OFF_TOPIC
+    assert not ComposeSkip.objects.filter(article=crown).exists()
 
 
 def test_eval_with_the_model_needs_a_key(settings) -> None:
