@@ -9,6 +9,7 @@ if a later change to the ranker moves it out of the band.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from posting.composer.checking import (
     business_topic,
     relevance_rank,
 )
+from posting.composer.evaluation import split_evaluate
 from posting.composer.relevance import Relevance, relevance_score
 from posting.composer.relevance_judge import (
     JUDGE_HIGH,
@@ -310,6 +312,29 @@ def test_a_close_call_met_once_the_runs_calls_are_spent_waits_too(llm: LLMServer
     assert len(_asked(llm)) == 1
     assert ComposeSkip.objects.get(article=software).reason == ComposeSkip.Reason.OFF_TOPIC
     assert not ComposeSkip.objects.filter(article=crown).exists()
+
+
+@pytest.mark.django_db
+def test_the_evaluation_with_the_model_scores_its_say_beside_the_offline_numbers(llm: LLMServer, tmp_path) -> None:
+    # The dev split for the hi-fi dealer alone, and a model that says yes to every close call.
+    split = tmp_path / "dealer"
+    shutil.copytree(DEV / "articles", split / "articles")
+    (split / "businesses").mkdir()
+    shutil.copy(DEV / "businesses" / "the-listening-room.json", split / "businesses")
+    labels = json.loads((DEV / "labels.json").read_text())
+    (split / "labels.json").write_text(json.dumps({"the-listening-room": labels["the-listening-room"]}))
+    llm.script(Reply.ok(YES))
+
+    offline = split_evaluate(split="dealer", data_dir=tmp_path)
+    assert _asked(llm) == []  # a key in the environment does not change the offline numbers
+    judged = split_evaluate(split="dealer", data_dir=tmp_path, model=True)
+
+    assert judged.split == "dealer (model's say)"
+    assert 0 < len(_asked(llm)) <= 32
+    # Yes to every close call: the band's left-out articles come in, so more are admitted.
+    admitted = judged.true_positives + judged.false_positives
+    assert admitted > offline.true_positives + offline.false_positives
+    assert judged.false_negatives <= offline.false_negatives
 
 
 def test_eval_with_the_model_needs_a_key(settings) -> None:
