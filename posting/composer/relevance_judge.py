@@ -121,7 +121,7 @@ class RelevanceJudge:
 
     def _prompt(self, *, title: str, body: str) -> str:
         posts = [" ".join(post.split())[:JUDGE_POST_CHARS] for post in self.business.posts[:JUDGE_POSTS]]
-        shown = "\n".join(f"- {post}" for post in posts) or "- (none yet)"
+        shown = "\n".join(f"- {_quoted(post)}" for post in posts) or "- (none yet)"
         text = body.strip()
         if len(text) > JUDGE_ARTICLE_CHARS:
             text = text[:JUDGE_ARTICLE_CHARS].rsplit(" ", 1)[0] + " [...]"
@@ -129,8 +129,14 @@ class RelevanceJudge:
             f"BUSINESS: {self.business.name}\n"
             f"INDUSTRY: {self.business.industry.strip() or '(not given)'}\n"
             f"A FEW OF ITS RECENT POSTS:\n<<<POSTS\n{shown}\nPOSTS>>>\n\n"
-            f"<<<ARTICLE\nHEADLINE: {title.strip()}\n\n{text}\nARTICLE>>>"
+            f"<<<ARTICLE\nHEADLINE: {_quoted(title.strip())}\n\n{_quoted(text)}\nARTICLE>>>"
         )
+
+
+def _quoted(text: str) -> str:
+    """Quoted text cannot close its quotation early: an article that writes "ARTICLE>>>" and goes
+    on with instructions would otherwise seem to speak outside the quote."""
+    return text.replace("<<<", "\u2039\u2039\u2039").replace(">>>", "\u203a\u203a\u203a")
 
 
 def relevance_judge(*, account: Account | None, business: BusinessBrief) -> RelevanceJudge | None:
