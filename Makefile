@@ -16,6 +16,9 @@ DEMO_FEEDS_PORT ?= 8766
 EMBEDDED_ENV = DJANGO_DEBUG=1 CRON_SECRET="$$(cat "$(VAR_DIR)/cron_secret")" DEMO_FEEDS_PORT=$(DEMO_FEEDS_PORT) \
 	RESEARCH_ALLOW_HOSTS=127.0.0.1:$(DEMO_FEEDS_PORT)
 PY := $(VENV)/bin/python
+# make test runs pytest on this many processes (pytest-xdist); PYTEST_WORKERS=0 runs it in one.
+# Each process has its own test database, Redis databases and var folder (tests/env.py).
+PYTEST_WORKERS ?= 2
 STAMP := $(VENV)/.installed
 
 .PHONY: help run pipeline test lint typecheck check-python install bench-research bench-gate bench-night fault-night bench-pages eval-compose clean
@@ -67,7 +70,7 @@ test: $(STAMP)
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(MAKE) --no-print-directory typecheck
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # ruff, then the import contracts in pyproject.toml (layers; no product import of devkit).
 lint: $(STAMP)

@@ -22,6 +22,31 @@ os.environ.setdefault("FACEBOOK_APP_SECRET", "landed-sandbox-secret")
 # No alarm channel in tests (each alarm test configures its own): acknowledged, as production must.
 os.environ.setdefault("ALARMS_NOWHERE", "1")
 os.environ.setdefault("LANDED_VAR_DIR", "/tmp/landed-test-var")
+
+
+def _xdist_worker_separate() -> None:
+    """Under pytest-xdist (``-n 2``), give each worker process its own Redis databases and
+    var folder; pytest-django already gives each its own test database (``test_<name>_gw1``).
+
+    Tests flush the broker's database and purge its queues, and a real Celery worker one test
+    starts would take another test's tasks from a shared broker, so worker ``gwN`` moves both
+    Redis database numbers down by ``2 * N`` (15/14 become 13/12 for gw1). Worker gw0 and a
+    run without xdist keep the values above. The controller process runs no tests and sets
+    the base values its workers inherit, so this runs once per worker.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw") or worker == "gw0":
+        return
+    shift = 2 * int(worker[2:])
+    for name in ("CELERY_BROKER_URL", "REDIS_URL"):
+        base, _, number = os.environ[name].rpartition("/")
+        if not number.isdigit() or int(number) < shift:
+            raise RuntimeError(f"{name} must end in a Redis database number of at least {shift} for xdist worker {worker}")
+        os.environ[name] = f"{base}/{int(number) - shift}"
+    os.environ["LANDED_VAR_DIR"] = f"{os.environ['LANDED_VAR_DIR']}-{worker}"
+
+
+_xdist_worker_separate()
 # Where collectstatic would write; WhiteNoise warns on every request handler when it is missing.
 os.environ.setdefault("DJANGO_STATIC_ROOT", os.path.join(os.environ["LANDED_VAR_DIR"], "static"))
 os.makedirs(os.environ["DJANGO_STATIC_ROOT"], exist_ok=True)
