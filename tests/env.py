@@ -41,7 +41,9 @@ def _xdist_worker_separate() -> None:
     for name in ("CELERY_BROKER_URL", "REDIS_URL"):
         base, _, number = os.environ[name].rpartition("/")
         if not number.isdigit() or int(number) < shift:
-            raise RuntimeError(f"{name} must end in a Redis database number of at least {shift} for xdist worker {worker}")
+            raise RuntimeError(
+                f"{name} must end in a Redis database number of at least {shift} for xdist worker {worker}"
+            )
         os.environ[name] = f"{base}/{int(number) - shift}"
     os.environ["LANDED_VAR_DIR"] = f"{os.environ['LANDED_VAR_DIR']}-{worker}"
 
