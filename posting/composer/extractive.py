@@ -93,6 +93,51 @@ QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {
 # A call to action when the business has no habitual one of its own.
 FACEBOOK_CTA = "Read the full story at the link."
 
+# Bad news (a house fire, a death, a shop chain's collapse, a shortage, a warning) read out as
+# "We think you'll like this one. 🎉" is the draft an owner rejects on sight. The headline or the
+# article's first sentence naming such an event makes the post sombre: an opening that passes the
+# news on rather than recommends it, no question that sounds glib ("Surprised?"), and none of the
+# business's cheerful emoji. A false alarm costs little: the sombre openings fit any news.
+SOMBRE_RE = re.compile(
+    r"\b(?:die[sd]?|dying|deaths?|dead|killed|fatal(?:ly|ity|ities)?|injur(?:ed|ies|y|ing)|hurt|blaze|"
+    r"fires?|burnt? down|collaps(?:e|ed|es|ing)|flood(?:s|ed|ing)?|crash(?:ed|es)?|closures?|"
+    r"clos(?:e|es|ed|ing) (?:down|for good)|shut(?:s|ting)? down|redundanc(?:y|ies)|job losses|lay-?offs?|"
+    r"shortages?|warn(?:s|ed|ing|ings)?|ban(?:s|ned)?|arrest(?:s|ed)?|fined|theft|stolen|burglar(?:y|ies)|"
+    r"vandal(?:s|ised|ized|ism)|administration|bankrupt(?:cy)?|insolven(?:t|cy)|outbreak|disease|scare|"
+    r"victims?|trag(?:edy|ic)|mourn(?:s|ed|ing)?|funerals?|emergency|evacuat(?:e|ed|ion)|poison(?:ed|ing)?|"
+    r"pollution|spill|contaminat(?:ed|ion)|recall(?:s|ed)?|crisis|threat(?:en|ens|ened)?|fears?|"
+    r"damaged?|attack(?:s|ed)?)\b",
+    re.IGNORECASE,
+)
+SOMBRE_OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("we", True): (
+        "We wanted you to see this.",
+        "We thought you should know about this.",
+        "We're passing this on to you.",
+    ),
+    ("we", False): ("We're keeping an eye on this.", "News we're following.", "We're following this one."),
+    ("I", True): ("I wanted you to see this.", "I thought you should know about this.", "I'm passing this on to you."),
+    ("I", False): ("I'm keeping an eye on this.", "News I'm following.", "I'm following this one."),
+    ("", True): ("Something you should know about.", "Worth you knowing about.", "News you may want to know."),
+    ("", False): ("Worth knowing.", "Something to keep in mind.", "News to note."),
+}
+SOMBRE_QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {
+    (person, you): (
+        ("What do you think?", "What's your view?", "Had you heard?")
+        if you
+        else ("Thoughts?", "Any thoughts?", "Thoughts on this?")
+    )
+    for person in ("we", "I", "")
+    for you in (True, False)
+}
+# Emoji that celebrate (smiles, laughter, hearts, parties, applause, sunshine, "fire" as in great):
+# a business's own, but not beside a fire that left a family homeless. Its other emoji (a tree,
+# headphones, a balloon) name what it is about and stay.
+CHEERFUL_EMOJI = frozenset(
+    "😀😃😄😁😆😅😂🤣😊😇🙂🙃😉😍🥰😘😗😙😚😋😛😜🤪😝🤩🥳😎🤗🤭😻😸😺❤🧡💛💚💙💜🤍🤎💕💞💓💗💖💘💝💟♥"
+    "🎉🎊🥂🍾🎈🎁✨🌟⭐💫☀🌞🌈👍👏🙌💃🕺🤘✌🤙💪🔥💯🚀🏆🥇😻"
+)
+
 
 @dataclass(frozen=True)
 class ComposedPost:
@@ -110,6 +155,7 @@ class VoiceTraits:
     person: str  # "we", "I" or "" (never speaks of itself)
     you: bool
     question: bool
+    sombre: bool  # the article is bad news (SOMBRE_RE): a graver opening, no cheerful emoji
     emoji: list[str]
     emoji_placement: str
     hashtags: list[str]
@@ -145,9 +191,17 @@ def voice_for_platform(stats: dict[str, Any] | None, others: list[dict[str, Any]
 
 
 def voice_traits(
-    *, stats: dict[str, Any], platform: str, seed: int = 0, article_words: set[str] | None = None
+    *,
+    stats: dict[str, Any],
+    platform: str,
+    seed: int = 0,
+    article_words: set[str] | None = None,
+    sombre: bool = False,
 ) -> VoiceTraits:
-    """Follow each habit always, never, or in its share of drafts (the same draft, the same choice)."""
+    """Follow each habit always, never, or in its share of drafts (the same draft, the same choice).
+
+    ``sombre``: the article is bad news; its emoji are the business's own that do not celebrate
+    (none when every one it uses does)."""
     n = stats.get("post_count") or 0
     person = str(stats.get("person") or "") if n else ""
     if person and float(stats.get("person_rate", 1.0)) < HABIT_RARE:
@@ -158,7 +212,8 @@ def voice_traits(
     emoji: list[str] = []
     if n and emoji_stats.get("top") and _follows(float(emoji_stats.get("rate", 0)), seed, 3):
         per_post = float(emoji_stats.get("per_post") or 1) / max(float(emoji_stats.get("rate") or 1), 0.01)
-        emoji = list(emoji_stats["top"][: max(1, min(3, round(per_post)))])
+        own = [str(e) for e in emoji_stats["top"] if not (sombre and _cheerful(str(e)))]
+        emoji = own[: max(1, min(3, round(per_post)))]
     tag_stats = stats.get("hashtags") or {}
     hashtags: list[str] = []
     if n and tag_stats.get("top") and _follows(float(tag_stats.get("rate", 0)), seed, 4):
@@ -169,6 +224,7 @@ def voice_traits(
         person=person if person in {"we", "I"} else "",
         you=you,
         question=question,
+        sombre=sombre,
         emoji=emoji,
         emoji_placement=str(emoji_stats.get("placement") or "end"),
         hashtags=hashtags,
@@ -199,8 +255,14 @@ def compose_extractive(
     del industry  # The topic carries the industry's vocabulary now; kept for callers' sake.
     seed = zlib.crc32(title.encode("utf-8", "ignore"))
     reading = _article_reading(title, body)
-    traits = voice_traits(stats=stats, platform=platform, seed=seed, article_words=set(reading.words))
     sentences = list(reading.sentences)
+    traits = voice_traits(
+        stats=stats,
+        platform=platform,
+        seed=seed,
+        article_words=set(reading.words),
+        sombre=is_sombre(title, sentences[0] if sentences else ""),
+    )
     opening = _opening(traits, seed)
     closing = _closing(traits, platform=platform, outlet=outlet, bio_link=bio_link, seed=seed)
     frame = len(opening) + sum(len(block) + 2 for block in closing)
@@ -374,8 +436,18 @@ def _leans_back(sentence: str, title_stems: set[str]) -> float:
 # --------------------------------------------------------------------------- voice
 
 
+def is_sombre(title: str, lead: str) -> bool:
+    """Bad news, by its headline or its first sentence (SOMBRE_RE)."""
+    return bool(SOMBRE_RE.search(title) or SOMBRE_RE.search(lead))
+
+
+def _cheerful(emoji: str) -> bool:
+    # "❤️" is "❤" plus a variation selector; skin tones follow the hand they colour.
+    return emoji[:1] in CHEERFUL_EMOJI
+
+
 def _opening(traits: VoiceTraits, seed: int) -> str:
-    options = OPENINGS[(traits.person, traits.you)]
+    options = (SOMBRE_OPENINGS if traits.sombre else OPENINGS)[(traits.person, traits.you)]
     return options[seed % len(options)]
 
 
@@ -384,7 +456,7 @@ def _closing(traits: VoiceTraits, *, platform: str, outlet: str, bio_link: bool,
     blocks: list[str] = []
     cta = _call_to_action(traits, seed)
     if traits.question:
-        question = QUESTIONS[(traits.person, traits.you)][(seed >> 4) % 3]
+        question = (SOMBRE_QUESTIONS if traits.sombre else QUESTIONS)[(traits.person, traits.you)][(seed >> 4) % 3]
         cta = f"{question} {cta}".strip()
     if platform == INSTAGRAM and bio_link:
         cta = f"{cta} {LINK_IN_BIO}".strip()

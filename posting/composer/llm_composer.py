@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import Account, Platform
-from posting.composer.extractive import INSTAGRAM, ComposedPost, voice_traits
+from posting.composer.extractive import INSTAGRAM, ComposedPost, is_sombre, voice_traits
 from posting.gate.core import PASSED, gate_evaluate, sentences_split
 from posting.llm import LLMError, LLMUnavailable, llm_complete_json, usage_mark_malformed
 from posting.models import LLMUsage
@@ -230,7 +230,7 @@ def _user_prompt(
         f"PLATFORM: {PLATFORM_RULES.get(platform, PLATFORM_RULES['facebook_page'])} {_link_rule(platform, bio_link)}",
         f"VOICE: {voice}",
     ]
-    rules = _voice_rules(stats, platform=platform)
+    rules = _voice_rules(stats, platform=platform, sombre=is_sombre(title, sentences[0] if sentences else ""))
     if rules:
         parts.append("VOICE RULES:\n" + "\n".join(f"- {rule}" for rule in rules))
     if style_guide:
@@ -248,11 +248,12 @@ def _user_prompt(
     return "\n\n".join(parts)
 
 
-def _voice_rules(stats: dict[str, Any], *, platform: str) -> list[str]:
-    """The voice's habits as instructions: the same decisions the offline composer follows."""
+def _voice_rules(stats: dict[str, Any], *, platform: str, sombre: bool = False) -> list[str]:
+    """The voice's habits as instructions: the same decisions the offline composer follows
+    (on bad news, as it does: a serious tone and none of the business's cheerful emoji)."""
     if not stats.get("post_count"):
         return []
-    traits = voice_traits(stats=stats, platform=platform)
+    traits = voice_traits(stats=stats, platform=platform, sombre=sombre)
     rules = [
         {"we": 'Write as "we" (the business).', "I": 'Write as "I" (the owner).'}.get(
             traits.person, 'Do not write "we" or "I": the business never speaks of itself.'
@@ -263,6 +264,8 @@ def _voice_rules(stats: dict[str, Any], *, platform: str) -> list[str]:
         f"Hashtags: only from {' '.join(traits.hashtags)}." if traits.hashtags else "Use no hashtags.",
         f"About {traits.target_chars} characters long.",
     ]
+    if sombre:
+        rules.append("The article is bad news for someone: keep the tone serious; do not celebrate or recommend it.")
     if traits.sign_off:
         rules.append(f"End with the sign-off: {traits.sign_off}")
     if traits.calls_to_action:

@@ -62,6 +62,36 @@ def test_a_post_that_passes_the_gate_is_the_draft_and_the_prompt_carries_voice_a
 
 
 @pytest.mark.django_db
+def test_bad_news_asks_the_model_for_a_serious_tone_and_good_news_does_not(
+    llm: LLMServer, facebook_only: Account
+) -> None:
+    llm.script(Reply.ok(PASSING), Reply.ok(PASSING), Reply.ok(PASSING))
+    facebook_only.cadence_per_day = 2
+    facebook_only.save(update_fields=["cadence_per_day"])
+    article_create(facebook_only)
+    article_create(
+        facebook_only,
+        title="Quay Road bike lane closed after lorry crash injures two cyclists",
+        body=(
+            "Two cyclists were hurt on Sunday when a lorry crashed through the barrier of the Quay Road bike lane.\n"
+            "Police closed the bike lane for six hours while the barrier was repaired.\n"
+            "Cycling groups asked for stronger barriers on the busiest bike routes and more bike parking."
+        ),
+    )
+
+    drafts_compose_for_account(account=facebook_only)
+
+    # The crash article's prompt is asked twice: the scripted post is about the lanes, fails the
+    # gate against it, and the retry carries the reasons.
+    prompts = _prompts(llm)
+    lanes = [p for p in prompts if "ARTICLE HEADLINE: Harbour City opens" in p]
+    crash = [p for p in prompts if "ARTICLE HEADLINE: Quay Road" in p]
+    assert lanes and crash and len(lanes) + len(crash) == len(prompts)
+    assert not any("keep the tone serious" in p for p in lanes)
+    assert all("keep the tone serious" in p for p in crash)
+
+
+@pytest.mark.django_db
 def test_a_post_failing_the_gate_is_retried_once_with_the_reasons_and_the_retry_is_used(
     llm: LLMServer, facebook_only: Account
 ) -> None:

@@ -7,7 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from posting.composer.extractive import OPENINGS, QUESTIONS, compose_extractive, voice_for_platform
+from posting.composer.extractive import (
+    OPENINGS,
+    QUESTIONS,
+    SOMBRE_OPENINGS,
+    SOMBRE_QUESTIONS,
+    compose_extractive,
+    voice_for_platform,
+)
 from posting.composer.relevance import (
     RELEVANT_MIN,
     STOPWORDS,
@@ -21,7 +28,7 @@ from posting.composer.relevance import (
     words_of,
 )
 from posting.gate.core import gate_evaluate
-from posting.voice.stats import EMOJI_RE, HASHTAG_RE, voice_stats
+from posting.voice.stats import EMOJI_RE, HASHTAG_RE, PERSON_WORDS, voice_stats
 from research.industries import vocabularies_used_in
 
 TITLE = "Harwell launches the Aria turntable"
@@ -51,11 +58,29 @@ DRY_I = [
 ]
 
 
-@pytest.mark.parametrize("text", [o for group in (*OPENINGS.values(), *QUESTIONS.values()) for o in group])
+@pytest.mark.parametrize(
+    "text",
+    [
+        o
+        for group in (*OPENINGS.values(), *QUESTIONS.values(), *SOMBRE_OPENINGS.values(), *SOMBRE_QUESTIONS.values())
+        for o in group
+    ],
+)
 def test_every_opening_and_question_carries_no_fact_for_the_gate(text: str) -> None:
     # With the business's emoji after it too, as the composer may write it.
     for written in (text, f"{text} \U0001f35e", f"\U0001f35e {text}"):
         assert gate_evaluate(text=written, title=TITLE, body=BODY).verdict == "no_substance", written
+
+
+@pytest.mark.parametrize("table", [OPENINGS, QUESTIONS, SOMBRE_OPENINGS, SOMBRE_QUESTIONS])
+def test_every_opening_and_question_speaks_in_the_person_it_is_filed_under(table) -> None:
+    for (person, you), texts in table.items():
+        for text in texts:
+            words = set(re.findall(r"[a-z']+", text.lower()))
+            assert bool(words & PERSON_WORDS["you"]) == you or (table in (QUESTIONS, SOMBRE_QUESTIONS) and you), text
+            if table in (OPENINGS, SOMBRE_OPENINGS):
+                assert bool(words & PERSON_WORDS["we"]) == (person == "we"), text
+                assert bool(words & PERSON_WORDS["I"]) == (person == "I"), text
 
 
 def _compose(posts: list[str], platform: str = "facebook_page", **kwargs):
@@ -94,6 +119,62 @@ def test_a_dry_i_voice_speaks_as_i_never_as_we_nor_to_you() -> None:
     assert " i " in f" {text} " or "i'm" in text or " my " in text
     assert " we " not in f" {text} " and " our " not in f" {text} "
     assert " you" not in text and "?" not in text
+
+
+FIRE_TITLE = "Family escapes as fire destroys bakery roof on Mill Lane"
+FIRE_BODY = (
+    "A family of four escaped unhurt after a fire destroyed the roof of the Corner Loaf bakery on Mill Lane "
+    "in the early hours of Tuesday.\n"
+    "Firefighters from Ashgrove and Kelford spent five hours at the scene, and the flat above the bakery "
+    "was left without power.\n"
+    "The owners said they hoped to reopen the bakery within three months and thanked neighbours for their help."
+)
+PARTY_BAKER = [
+    "New rye loaf alert \U0001f389\U0001f35e Have you tried it yet? We bake it every Friday. #crumbandcrust",
+    "Cardamom bun o'clock \U0001f389 Who's coming to grab one? We saved you a tray. #crumbandcrust",
+    "Soup and bread weather \U0001f35e Coming in to dry off? We're open till six. #crumbandcrust",
+    "Sourdough is back \U0001f389\U0001f35e Have you booked your loaf? We sell out by ten. #crumbandcrust",
+]
+
+
+def _compose_about(posts: list[str], title: str, body: str, platform: str = "facebook_page") -> str:
+    stats = voice_stats(posts)
+    topic = topic_build(industry="bakery", past_posts=posts)
+    post = compose_extractive(title=title, body=body, platform=platform, stats=stats, topic=topic)
+    assert post is not None
+    assert gate_evaluate(text=post.text, title=title, body=body).verdict == "passed", post.text
+    return post.text
+
+
+def test_bad_news_gets_a_grave_opening_and_none_of_the_businesss_party_emoji() -> None:
+    text = _compose_about(PARTY_BAKER, FIRE_TITLE, FIRE_BODY)
+    opening = text.split("\n\n")[0]
+
+    assert any(opening.startswith(o) for o in SOMBRE_OPENINGS[("we", True)]), opening
+    assert not any(o in text for group in OPENINGS.values() for o in group)
+    assert "\U0001f389" not in text  # the party popper, beside a fire
+    assert "\U0001f35e" in text  # the business's bread stays: it says what the business is
+    assert "Surprised?" not in text and "?" in text
+
+
+def test_good_news_keeps_the_recommending_opening_and_the_businesss_own_emoji() -> None:
+    title = "Ashgrove bakery wins gold for its rye loaf at the National Bread Awards"
+    body = (
+        "The Corner Loaf bakery in Ashgrove has won a gold award for its dark rye loaf at the National Bread Awards.\n"
+        "Judges praised the loaf's crust and said 240 bakeries had entered this year's rye category.\n"
+        "The bakery will sell the winning loaf every Friday from 6 June."
+    )
+    text = _compose_about(PARTY_BAKER, title, body)
+
+    assert any(text.split("\n\n")[0].startswith(o) for o in OPENINGS[("we", True)]), text
+    assert "\U0001f389" in text
+
+
+def test_a_business_whose_every_emoji_celebrates_posts_bad_news_without_emoji() -> None:
+    posts = [p.replace("\U0001f35e", "") for p in PARTY_BAKER]
+    text = _compose_about(posts, FIRE_TITLE, FIRE_BODY)
+
+    assert not EMOJI_RE.search(text), text
 
 
 def test_link_in_bio_only_when_the_account_gave_its_bio_link() -> None:
