@@ -122,6 +122,22 @@ MATCHED_SHOWN = 8
 # precision 0.959 and recall 0.856. docs/BENCHMARKS.md has the words alone's.
 COMBINED_MIN = 0.24
 MEANING_ALONE_MIN = 0.45
+# A business known from a handful of posts scores lower on both paths: fewer of its words to
+# match, fewer posts for an article to be close to. Cutting every tuned-on business to its first
+# K posts per platform (session 10, docs/BENCHMARKS.md): recall at 0.24 fell from 0.822 with all
+# posts to 0.71 (6 each), 0.56 (3) and 0.50 (2), precision rising to 0.96-0.97. With six posts or
+# fewer in all, a bar of 0.20 let in about two relevant articles for each off-topic one (3-6 posts:
+# precision 0.96 -> 0.92, recall 0.59 -> 0.66); at seven to ten posts the trade was one for one, so
+# the bar stays.
+COMBINED_MIN_FEW_POSTS = 0.20
+FEW_POSTS = 6
+
+
+def combined_min(posts: int) -> float:
+    """The combined score's bar for a business known from ``posts`` past posts."""
+    return COMBINED_MIN_FEW_POSTS if posts <= FEW_POSTS else COMBINED_MIN
+
+
 # The words' evidence counts on the combined path only with at least this share of the article:
 # under it, two words of ours are a passing mention that closeness alone carried over the bar (a
 # harbour wall's repairs for a canal boat firm, share 0.069). Precision round 3 (thirteen splits):
@@ -524,7 +540,7 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str, vectors: Vec
         vectors = article_vectors(title=title, body=body)
     if vectors is None:
         return lexical
-    combined = _with_meaning(lexical, closeness(topic.meaning, vectors))
+    combined = _with_meaning(lexical, closeness(topic.meaning, vectors), bar=combined_min(len(topic.meaning.posts)))
     return _contrast_checked(combined, topic=topic, meaning=topic.meaning, vectors=vectors)
 
 
@@ -536,7 +552,7 @@ def _contrast_checked(
     is closer to another trade by a smaller margin; one let in both ways is kept."""
     if not combined.relevant:
         return combined
-    by_words = combined.evidence and combined.score >= COMBINED_MIN
+    by_words = combined.evidence and combined.score >= combined.needs
     alone = (combined.meaning or 0.0) >= MEANING_ALONE_MIN
     if by_words and alone:
         return combined
@@ -547,21 +563,22 @@ def _contrast_checked(
     return replace(combined, relevant=False, short=short)
 
 
-def _with_meaning(lexical: Relevance, close: Closeness) -> Relevance:
+def _with_meaning(lexical: Relevance, close: Closeness, *, bar: float = COMBINED_MIN) -> Relevance:
     """The words' share and the closeness in meaning, averaged (each is in about [0, 0.6]);
-    relevant at COMBINED_MIN with the words' evidence, or on meaning alone at MEANING_ALONE_MIN."""
+    relevant at ``bar`` (COMBINED_MIN, lower for a business of few posts: ``combined_min``) with
+    the words' evidence, or on meaning alone at MEANING_ALONE_MIN."""
     # The combined score reads the industry line and own names as posts too (recall round 3:
     # held out, recall 0.856 -> 0.869 at the same thresholds); meaning alone does not, since a
     # name shared with a street or a town would let that street's news in on meaning alone.
     near = close.described if close.described is not None else close.score
     score = round((lexical.score + near) / 2, 4)
     evidence = lexical.evidence and lexical.score >= COMBINED_SHARE_MIN
-    relevant = (evidence and score >= COMBINED_MIN) or close.score >= MEANING_ALONE_MIN
+    relevant = (evidence and score >= bar) or close.score >= MEANING_ALONE_MIN
     nearest = " ".join(close.nearest_post.split())
     if len(nearest) > CLOSE_TO_SHOWN:
         nearest = nearest[: CLOSE_TO_SHOWN - 1].rsplit(" ", 1)[0] + "\u2026"
     short = lexical.short
-    if not relevant and score >= COMBINED_MIN and not short:
+    if not relevant and score >= bar and not short:
         short = (
             f"our words are a passing mention (share {lexical.score:.2f}, under {COMBINED_SHARE_MIN})"
             if lexical.evidence
@@ -573,7 +590,7 @@ def _with_meaning(lexical: Relevance, close: Closeness) -> Relevance:
         matched=lexical.matched,
         short=short,
         evidence=evidence,
-        needs=COMBINED_MIN,
+        needs=bar,
         meaning=close.score,
         close_to=nearest,
     )
