@@ -70,7 +70,7 @@ test: $(STAMP)
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(MAKE) --no-print-directory typecheck
-	$(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # ruff, then the import contracts in pyproject.toml (layers; no product import of devkit).
 lint: $(STAMP)

@@ -26,6 +26,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             reporter.write_line(f"killed {len(killed)} Celery worker(s) an earlier run left behind: pids {killed}")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # make test runs two pytest processes (pytest-xdist, --dist loadgroup). The tests that start
+    # real Celery workers or the product's own process are kept on one of them, one at a time:
+    # two such tests at once put four or more busy processes on two cores, and the ones with a
+    # night's deadline then missed it (a feed's re-read closed as starved).
+    for item in items:
+        if item.get_closest_marker("worker") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("processes"))
+
+
 # Django's default PBKDF2 (1.2 million iterations) costs ~0.3 s of CPU per hash, and most tests
 # create a member (or sign one in): hashing was the largest part of the suite's time. Tests hash
 # with MD5 instead; PBKDF2 stays listed so a hash written by a product process a test starts

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.access import member_required
 from accounts.models import Account, Platform
 from accounts.selectors import member_may_edit
+from posting.composer.relevance import FEW_POSTS
 from posting.composer.services import account_compose_settings_set
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
 from posting.voice.selectors import voice_platforms
@@ -65,9 +66,15 @@ class VoiceUploadForm(forms.Form):
 @require_GET
 @member_required
 def voice(request: HttpRequest, account: Account) -> HttpResponse:
+    platforms = voice_platforms(account=account)
+    posts_known = sum(p.post_count for p in platforms)
     context = {
         "account": account,
-        "platforms": voice_platforms(account=account),
+        "platforms": platforms,
+        # Relevance reads what a business is from its posts: from a handful it misses much of its
+        # news (docs/BENCHMARKS.md, session 10), and the topics it names count as its trade's words.
+        "posts_known": posts_known,
+        "few_posts": posts_known <= FEW_POSTS and not account.topics,
         "form": VoiceUploadForm(),
         "settings_form": ComposeSettingsForm(
             initial={

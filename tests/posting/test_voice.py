@@ -457,3 +457,25 @@ def test_an_upload_with_characters_the_database_refuses_is_imported_without_them
 
     assert response.status_code == 200
     assert PastPost.objects.get(account=account).text.replace("  ", " ") == "New bikes in the shop"
+
+
+@pytest.mark.django_db
+def test_with_few_past_posts_and_no_topics_the_voice_page_asks_for_topics(
+    member_client: Client, account: Account
+) -> None:
+    # Relevance misses much of a business's news when it knows it from six posts or fewer.
+    voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": t} for t in PAST_POSTS[:3]])
+    url = f"/a/{account.slug}/voice/"
+
+    assert "We have 3 past posts of yours" in member_client.get(url).content.decode()
+
+    account.topics = ["bike repairs"]
+    account.save(update_fields=["topics"])
+    assert "past posts of yours" not in member_client.get(url).content.decode()
+
+    account.topics = []
+    account.save(update_fields=["topics"])
+    voice_import(
+        account=account, platform=Platform.INSTAGRAM, posts=[{"text": f"{t} (Instagram)"} for t in PAST_POSTS[:4]]
+    )
+    assert "past posts of yours" not in member_client.get(url).content.decode()
