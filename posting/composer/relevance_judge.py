@@ -32,9 +32,13 @@ from posting.llm import LLMBadOutput, LLMError, llm_complete_json, llm_configure
 
 # The band of combined scores where the offline ranker's mistakes lie (see above): from 0.07 under
 # its threshold to 0.08 over it. Only an article scored with meaning is judged: the words-alone
-# score (no model installed) is on another scale.
-JUDGE_LOW = round(COMBINED_MIN - 0.07, 2)
-JUDGE_HIGH = round(COMBINED_MIN + 0.08, 2)
+# score (no model installed) is on another scale. The band moves with the bar the business is held
+# to (``Relevance.needs``: lower for one known from a few posts, ``relevance.combined_min``), whose
+# misses lie further down; JUDGE_LOW and JUDGE_HIGH are the band at the usual bar.
+JUDGE_BELOW = 0.07
+JUDGE_ABOVE = 0.08
+JUDGE_LOW = round(COMBINED_MIN - JUDGE_BELOW, 2)
+JUDGE_HIGH = round(COMBINED_MIN + JUDGE_ABOVE, 2)
 # Calls per account per compose run: the band holds about 11 of 50 articles on our splits.
 JUDGE_MAX_PER_RUN = 12
 # What the model is shown of the business and the article.
@@ -74,7 +78,9 @@ class BusinessBrief:
 
 def borderline(relevance: Relevance) -> bool:
     """Whether the offline decision is one the model should be asked about."""
-    return relevance.meaning is not None and JUDGE_LOW <= relevance.score < JUDGE_HIGH
+    if relevance.meaning is None:
+        return False
+    return round(relevance.needs - JUDGE_BELOW, 2) <= relevance.score < round(relevance.needs + JUDGE_ABOVE, 2)
 
 
 class RelevanceJudge:

@@ -29,7 +29,7 @@ from posting.composer.checking import (
     relevance_rank,
 )
 from posting.composer.evaluation import split_evaluate
-from posting.composer.relevance import Relevance, relevance_score
+from posting.composer.relevance import COMBINED_MIN, COMBINED_MIN_FEW_POSTS, Relevance, relevance_score
 from posting.composer.relevance_judge import (
     JUDGE_HIGH,
     JUDGE_LOW,
@@ -87,12 +87,23 @@ def _asked(server: LLMServer) -> list[str]:
 
 def test_only_a_score_in_the_band_with_meaning_is_borderline() -> None:
     middle = round((JUDGE_LOW + JUDGE_HIGH) / 2, 3)
-    assert borderline(Relevance(score=middle, relevant=True, matched=[], meaning=0.3))
-    assert borderline(Relevance(score=JUDGE_LOW, relevant=False, matched=[], meaning=0.2))
-    assert not borderline(Relevance(score=JUDGE_HIGH, relevant=True, matched=[], meaning=0.4))
-    assert not borderline(Relevance(score=JUDGE_LOW - 0.01, relevant=False, matched=[], meaning=0.1))
+    bar = COMBINED_MIN
+    assert borderline(Relevance(score=middle, relevant=True, matched=[], meaning=0.3, needs=bar))
+    assert borderline(Relevance(score=JUDGE_LOW, relevant=False, matched=[], meaning=0.2, needs=bar))
+    assert not borderline(Relevance(score=JUDGE_HIGH, relevant=True, matched=[], meaning=0.4, needs=bar))
+    assert not borderline(Relevance(score=JUDGE_LOW - 0.01, relevant=False, matched=[], meaning=0.1, needs=bar))
     # The words-alone score (no sentence model) is on another scale: never judged.
-    assert not borderline(Relevance(score=middle, relevant=False, matched=[], meaning=None))
+    assert not borderline(Relevance(score=middle, relevant=False, matched=[], meaning=None, needs=bar))
+
+
+def test_the_band_moves_down_with_the_lower_bar_of_a_business_known_from_few_posts() -> None:
+    few = COMBINED_MIN_FEW_POSTS
+    under_the_usual_band = round(JUDGE_LOW - 0.02, 2)
+    assert borderline(Relevance(score=under_the_usual_band, relevant=False, matched=[], meaning=0.2, needs=few))
+    assert not borderline(
+        Relevance(score=under_the_usual_band, relevant=False, matched=[], meaning=0.2, needs=COMBINED_MIN)
+    )
+    assert not borderline(Relevance(score=round(few + 0.08, 2), relevant=True, matched=[], meaning=0.3, needs=few))
 
 
 def test_without_a_key_there_is_no_judge() -> None:
