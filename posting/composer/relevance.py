@@ -122,20 +122,30 @@ MATCHED_SHOWN = 8
 # precision 0.959 and recall 0.856. docs/BENCHMARKS.md has the words alone's.
 COMBINED_MIN = 0.24
 MEANING_ALONE_MIN = 0.45
-# A business known from a handful of posts scores lower on both paths: fewer of its words to
-# match, fewer posts for an article to be close to. Cutting every tuned-on business to its first
-# K posts per platform (session 10, docs/BENCHMARKS.md): recall at 0.24 fell from 0.822 with all
-# posts to 0.71 (6 each), 0.56 (3) and 0.50 (2), precision rising to 0.96-0.97. With six posts or
-# fewer in all, a bar of 0.20 let in about two relevant articles for each off-topic one (3-6 posts:
-# precision 0.96 -> 0.92, recall 0.59 -> 0.66); at seven to ten posts the trade was one for one, so
-# the bar stays.
-COMBINED_MIN_FEW_POSTS = 0.20
-FEW_POSTS = 6
+# A business known from little of its own writing scores lower on both paths: fewer of its words
+# to match, fewer posts for an article to be close to. Measured (session 10, docs/BENCHMARKS.md) by
+# cutting every tuned-on business's posts: recall at 0.24 fell from 0.822 with all of them to 0.56
+# with 3 per platform and 0.54 with its Instagram captions alone (a few words each), precision rising
+# to 0.96. What it has written, counted in words, says how little is known better than the number
+# of posts: with FEW_WORDS or fewer in all, a bar of 0.20 kept precision over 0.91 in every cut
+# while recall rose 0.04-0.10; above it the bar stays (all posts: 481 / 48 / 104 -> 482 / 49 / 103).
+COMBINED_MIN_FEW_WORDS = 0.20
+FEW_WORDS = 200
 
 
-def combined_min(posts: int) -> float:
-    """The combined score's bar for a business known from ``posts`` past posts."""
-    return COMBINED_MIN_FEW_POSTS if posts <= FEW_POSTS else COMBINED_MIN
+def combined_min(posts: Sequence[str]) -> float:
+    """The combined score's bar for a business known from these past posts."""
+    return COMBINED_MIN_FEW_WORDS if knows_little(posts) else COMBINED_MIN
+
+
+def knows_little(posts: Sequence[str]) -> bool:
+    """Whether the business's past posts, counted in words, say too little about what it is."""
+    return _words_counted(tuple(posts)) <= FEW_WORDS
+
+
+@lru_cache(maxsize=1024)
+def _words_counted(posts: tuple[str, ...]) -> int:
+    return sum(len(words_of(post)) for post in posts)
 
 
 # The words' evidence counts on the combined path only with at least this share of the article:
@@ -540,7 +550,7 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str, vectors: Vec
         vectors = article_vectors(title=title, body=body)
     if vectors is None:
         return lexical
-    combined = _with_meaning(lexical, closeness(topic.meaning, vectors), bar=combined_min(len(topic.meaning.posts)))
+    combined = _with_meaning(lexical, closeness(topic.meaning, vectors), bar=combined_min(topic.meaning.posts))
     return _contrast_checked(combined, topic=topic, meaning=topic.meaning, vectors=vectors)
 
 
@@ -565,7 +575,7 @@ def _contrast_checked(
 
 def _with_meaning(lexical: Relevance, close: Closeness, *, bar: float = COMBINED_MIN) -> Relevance:
     """The words' share and the closeness in meaning, averaged (each is in about [0, 0.6]);
-    relevant at ``bar`` (COMBINED_MIN, lower for a business of few posts: ``combined_min``) with
+    relevant at ``bar`` (COMBINED_MIN, lower for a business of few words: ``combined_min``) with
     the words' evidence, or on meaning alone at MEANING_ALONE_MIN."""
     # The combined score reads the industry line and own names as posts too (recall round 3:
     # held out, recall 0.856 -> 0.869 at the same thresholds); meaning alone does not, since a

@@ -33,7 +33,7 @@ from posting.llm import LLMBadOutput, LLMError, llm_complete_json, llm_configure
 # The band of combined scores where the offline ranker's mistakes lie (see above): from 0.07 under
 # its threshold to 0.08 over it. Only an article scored with meaning is judged: the words-alone
 # score (no model installed) is on another scale. The band moves with the bar the business is held
-# to (``Relevance.needs``: lower for one known from a few posts, ``relevance.combined_min``), whose
+# to (``Relevance.needs``: lower for one whose posts say little, ``relevance.combined_min``), whose
 # misses lie further down; JUDGE_LOW and JUDGE_HIGH are the band at the usual bar.
 JUDGE_BELOW = 0.07
 JUDGE_ABOVE = 0.08

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from accounts.models import Account, Platform
+from posting.composer.meaning import BUSINESS_MAX_POSTS
+from posting.composer.relevance import knows_little
 from posting.models import PastPost, VoiceProfile
 from posting.voice.services import voice_summary
 from publish.models import Channel
@@ -39,3 +41,15 @@ def voice_platforms(*, account: Account) -> list[VoicePlatform]:
         )
         for value, label in Platform.choices
     ]
+
+
+def past_posts_say_little(*, account: Account) -> bool:
+    """Whether the posts relevance reads (the most recent, as ``account_meaning`` does) say too
+    little about what the business is to spot all of its news (``relevance.knows_little``)."""
+    texts = (
+        PastPost.objects.filter(account=account)
+        .exclude(text="")
+        .order_by("-posted_at", "-pk")
+        .values_list("text", flat=True)[:BUSINESS_MAX_POSTS]
+    )
+    return knows_little([text for text in texts if text.strip()])

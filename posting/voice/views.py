@@ -17,10 +17,9 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.access import member_required
 from accounts.models import Account, Platform
 from accounts.selectors import member_may_edit
-from posting.composer.relevance import FEW_POSTS
 from posting.composer.services import account_compose_settings_set
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
-from posting.voice.selectors import voice_platforms
+from posting.voice.selectors import past_posts_say_little, voice_platforms
 from posting.voice.services import (
     VoiceNoPosts,
     voice_import,
@@ -67,14 +66,14 @@ class VoiceUploadForm(forms.Form):
 @member_required
 def voice(request: HttpRequest, account: Account) -> HttpResponse:
     platforms = voice_platforms(account=account)
-    posts_known = sum(p.post_count for p in platforms)
     context = {
         "account": account,
         "platforms": platforms,
-        # Relevance reads what a business is from its posts: from a handful it misses much of its
-        # news (docs/BENCHMARKS.md, session 10), and the topics it names count as its trade's words.
-        "posts_known": posts_known,
-        "few_posts": posts_known <= FEW_POSTS and not account.topics,
+        # Relevance reads what a business is from its posts: from a few words of them it misses
+        # much of its news (docs/BENCHMARKS.md, session 10), and the topics it names count as its
+        # trade's words.
+        "posts_known": sum(p.post_count for p in platforms),
+        "few_posts": not account.topics and past_posts_say_little(account=account),
         "form": VoiceUploadForm(),
         "settings_form": ComposeSettingsForm(
             initial={

@@ -29,7 +29,7 @@ from posting.composer.checking import (
     relevance_rank,
 )
 from posting.composer.evaluation import split_evaluate
-from posting.composer.relevance import COMBINED_MIN, COMBINED_MIN_FEW_POSTS, Relevance, relevance_score
+from posting.composer.relevance import COMBINED_MIN, COMBINED_MIN_FEW_WORDS, Relevance, relevance_score
 from posting.composer.relevance_judge import (
     JUDGE_HIGH,
     JUDGE_LOW,
@@ -96,8 +96,8 @@ def test_only_a_score_in_the_band_with_meaning_is_borderline() -> None:
     assert not borderline(Relevance(score=middle, relevant=False, matched=[], meaning=None, needs=bar))
 
 
-def test_the_band_moves_down_with_the_lower_bar_of_a_business_known_from_few_posts() -> None:
-    few = COMBINED_MIN_FEW_POSTS
+def test_the_band_moves_down_with_the_lower_bar_of_a_business_whose_posts_say_little() -> None:
+    few = COMBINED_MIN_FEW_WORDS
     under_the_usual_band = round(JUDGE_LOW - 0.02, 2)
     assert borderline(Relevance(score=under_the_usual_band, relevant=False, matched=[], meaning=0.2, needs=few))
     assert not borderline(

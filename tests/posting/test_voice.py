@@ -460,22 +460,22 @@ def test_an_upload_with_characters_the_database_refuses_is_imported_without_them
 
 
 @pytest.mark.django_db
-def test_with_few_past_posts_and_no_topics_the_voice_page_asks_for_topics(
+def test_when_its_posts_say_little_and_no_topics_are_chosen_the_voice_page_asks_for_topics(
     member_client: Client, account: Account
 ) -> None:
-    # Relevance misses much of a business's news when it knows it from six posts or fewer.
-    voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": t} for t in PAST_POSTS[:3]])
+    # Relevance misses much of a business's news when its posts say little (relevance.knows_little).
     url = f"/a/{account.slug}/voice/"
+    assert "With no past posts we know too little" in member_client.get(url).content.decode()
 
-    assert "We have 3 past posts of yours" in member_client.get(url).content.decode()
+    voice_import(account=account, platform=Platform.FACEBOOK_PAGE, posts=[{"text": t} for t in PAST_POSTS[:3]])
+    assert "Your 3 past posts say too little" in member_client.get(url).content.decode()
 
     account.topics = ["bike repairs"]
     account.save(update_fields=["topics"])
-    assert "past posts of yours" not in member_client.get(url).content.decode()
+    assert "too little" not in member_client.get(url).content.decode()
 
     account.topics = []
     account.save(update_fields=["topics"])
-    voice_import(
-        account=account, platform=Platform.INSTAGRAM, posts=[{"text": f"{t} (Instagram)"} for t in PAST_POSTS[:4]]
-    )
-    assert "past posts of yours" not in member_client.get(url).content.decode()
+    longer = " ".join(["We serviced a touring bike today and fitted new brake pads and a chain."] * 4)
+    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": f"{longer} ({n})"} for n in range(4)])
+    assert "too little" not in member_client.get(url).content.decode()
