@@ -143,7 +143,9 @@ def knows_little(posts: Sequence[str]) -> bool:
     return _words_counted(tuple(posts)) <= FEW_WORDS
 
 
-@lru_cache(maxsize=1024)
+# Asked once per article ranked, with the same account's posts each time: a few entries suffice
+# (each keeps its account's post texts alive).
+@lru_cache(maxsize=64)
 def _words_counted(posts: tuple[str, ...]) -> int:
     return sum(len(words_of(post)) for post in posts)
 
