@@ -132,10 +132,10 @@ SOMBRE_QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {
 }
 # Emoji that celebrate (smiles, laughter, hearts, parties, applause, sunshine, "fire" as in great):
 # a business's own, but not beside a fire that left a family homeless. Its other emoji (a tree,
-# headphones, a balloon) name what it is about and stay.
+# headphones, a balloon, a gift) name what it is about and stay: a balloon-flight firm's 🎈 is its trade.
 CHEERFUL_EMOJI = frozenset(
     "😀😃😄😁😆😅😂🤣😊😇🙂🙃😉😍🥰😘😗😙😚😋😛😜🤪😝🤩🥳😎🤗🤭😻😸😺❤🧡💛💚💙💜🤍🤎💕💞💓💗💖💘💝💟♥"
-    "🎉🎊🥂🍾🎈🎁✨🌟⭐💫☀🌞🌈👍👏🙌💃🕺🤘✌🤙💪🔥💯🚀🏆🥇😻"
+    "🎉🎊🥂🍾✨🌟⭐💫☀🌞🌈👍👏🙌💃🕺🤘✌🤙💪🔥💯🚀🏆🥇😻"
 )
 
 

@@ -14,6 +14,7 @@ from posting.composer.extractive import (
     SOMBRE_QUESTIONS,
     compose_extractive,
     voice_for_platform,
+    voice_traits,
 )
 from posting.composer.relevance import (
     RELEVANT_MIN,
@@ -168,6 +169,13 @@ def test_good_news_keeps_the_recommending_opening_and_the_businesss_own_emoji() 
 
     assert any(text.split("\n\n")[0].startswith(o) for o in OPENINGS[("we", True)]), text
     assert "\U0001f389" in text
+
+
+def test_on_bad_news_an_emoji_that_names_the_trade_stays_and_the_party_goes() -> None:
+    stats = {"post_count": 5, "emoji": {"top": ["\U0001f389", "\U0001f388"], "rate": 1.0, "per_post": 2}}
+
+    assert voice_traits(stats=stats, platform="instagram", sombre=True).emoji == ["\U0001f388"]
+    assert voice_traits(stats=stats, platform="instagram").emoji == ["\U0001f389", "\U0001f388"]
 
 
 def test_a_business_whose_every_emoji_celebrates_posts_bad_news_without_emoji() -> None:
