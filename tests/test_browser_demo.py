@@ -130,6 +130,10 @@ def test_every_customer_page_is_usable_on_a_375_px_phone(product: RunningProduct
             page.fill("#id_username", "demo")
             page.fill("#id_password", product.password())
             page.click("button[type=submit]")
+            # The first draft starts on the first screen (its image and opening line in view):
+            # the header, heading and bulk box leave it at least a third of the screen.
+            top = page.locator("article.card").first.bounding_box()
+            assert top is not None and top["y"] < 812 * 2 / 3, top
             # One approval, so the Queue has a post with its time on it.
             page.locator("article.card").first.get_by_role("button", name="Approve").tap()
             expect(page.locator("article.card.decided").first).to_contain_text("Approved: it goes out")
