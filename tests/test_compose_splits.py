@@ -173,4 +173,24 @@ def test_held_out_split_shape(
         posted = {slug: len(b["facebook_posts"]) + len(b["instagram_posts"]) for slug, b in businesses.items()}
         assert [slug for slug, count in posted.items() if count <= 4] == [few]
     else:
-        assert all(8 <= len(business["facebook_posts"]) for business in businesses.values())
+        assert all(len(business["facebook_posts"]) >= 8 for business in businesses.values())
+
+
+def test_the_fact_choice_set_names_real_sentences_of_tuned_on_splits() -> None:
+    """tests/data/compose_facts (scripts/fact_choice_eval.py): a reader's picks of the sentences an
+    owner would quote. Each pair is a business and an article it is labelled relevant to, in a
+    split no longer held out, and each pick a sentence number the article has."""
+    from posting.gate.core import sentences_split
+
+    items = json.loads((COMPOSE.parent / "compose_facts" / "labels.json").read_text(encoding="utf-8"))
+    assert len(items) == 90
+    assert [item["part"] for item in items].count("blind") == 30
+    for item in items:
+        split = item["split"]
+        assert split in SPLITS[: SPLITS.index("blind18")], item  # written from the splits before blind18
+        assert item["article"] in _labels(split)[item["business"]]["relevant"], item
+        body = _articles(split)[item["article"]].split("\n", 2)[2]
+        count = len(sentences_split(body))
+        assert 1 <= len(item["best"]) <= 3, item
+        assert not set(item["best"]) & set(item["fine"]), item
+        assert all(1 <= number <= count for number in item["best"] + item["fine"]), item
