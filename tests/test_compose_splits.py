@@ -126,10 +126,11 @@ HELD_OUT_SHAPES = [
     ("blind17", 50, (7, 9), 17, 3, "rung-and-pane", "pelham-heating"),
     ("blind18", 50, (7, 9), 17, 3, "banker-and-mallet", "hartsell-dairy"),
     ("blind19", 50, (7, 9), 17, 3, "withy-and-weave", "brookvale-community-transport"),
+    ("blind20", 50, (7, 9), 17, 3, "fuller-and-flux", "marlbeck-skip-hire"),
 ]
 
 # (split) -> (the business on Instagram alone, the one with four posts or fewer in all).
-FEW_POSTS_SHAPES: dict[str, tuple[str, str]] = {}
+FEW_POSTS_SHAPES: dict[str, tuple[str, str]] = {"blind20": ("the-varnish-room", "clear-ledger-bookkeeping")}
 
 
 @pytest.mark.parametrize(
@@ -161,7 +162,11 @@ def test_held_out_split_shape(
     assert len(articles.keys() - set(everyone)) == off_topic  # off-topic for all five
     assert len(labels["_same_story"]) == same_story
     assert [slug for slug, business in businesses.items() if not business["industry"].strip()] == [no_industry]
-    assert [slug for slug, business in businesses.items() if not business["instagram_posts"]] == [no_instagram]
+    # A business with only a few posts (3 or 4) posts on one platform alone; when that is Facebook it
+    # is not on Instagram either, so the no-Instagram shape counted here is the other business.
+    few_posts = FEW_POSTS_SHAPES[split][1] if split in FEW_POSTS_SHAPES else None
+    no_ig = [slug for slug, b in businesses.items() if not b["instagram_posts"] and slug != few_posts]
+    assert no_ig == [no_instagram]
     # no split repeats an earlier one's businesses: a fresh split is fresh
     # SPLITS lists the splits oldest first: a split's businesses must be new to every one before it.
     earlier = {slug for older in SPLITS[: SPLITS.index(split)] for slug in _businesses(older)}
