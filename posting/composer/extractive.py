@@ -405,13 +405,38 @@ TOLD_BEFORE_NOUNS = frozenset(
 )  # fmt: skip
 
 
+# "Councillors also agreed...", "Drivers must also tell the DVLA...": an "also" adds to something
+# an earlier sentence said (not in "not only ... but also", which carries both halves itself).
+ALSO_RE = re.compile(r"(?<!\bbut )\balso\b", re.IGNORECASE)
+# A quantity standing for people or things named before: "Half were offered a free class",
+# "Several have already signed up", "One, speaking at a meeting, said..." ("Half of the 3,000
+# ..." and "One in five drivers..." say whom they count, and stand alone).
+COUNTED_BEFORE_RE = re.compile(
+    r"^(?:half|most|many|some|several|few|all|none|one|two|three|the rest|the others)"
+    r"(?:,| (?:were|was|are|is|have|has|had|will|would|said|say|says|did|do|does|can|could|may|might|"
+    r"involved|included|came|went|lived|worked)\b)",
+    re.IGNORECASE,
+)
+# "Mrs Drury and eleven friends wrote...": a title and a surname alone name someone the article
+# introduced earlier by their full name.
+TITLED_SURNAME_RE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr)\.? ([A-Z][a-z]+)\b(?! [A-Z])")
+
+
 def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> float:
     """ "...drove the rise, the guild said": "the rise" is one an earlier sentence told of,
     and quoted alone the reader does not know which. A definite noun that an earlier sentence
-    of the article used and the headline does not name makes a sentence lean on its context."""
+    of the article used and the headline does not name makes a sentence lean on its context;
+    so do an "also", a quantity standing for those named before ("Half were offered...") and a
+    title with a surname the article gave in full before ("Mrs Drury")."""
     if not index:
         return 0.0
-    earlier = {word_stem(w) for w in words_of(" ".join(sentences[:index]))}
+    sentence = sentences[index]
+    before = " ".join(sentences[:index])
+    if ALSO_RE.search(sentence) or COUNTED_BEFORE_RE.match(sentence):
+        return REFERS_BACK_COST
+    if any(re.search(rf"\b{surname}\b", before) for surname in TITLED_SURNAME_RE.findall(sentence)):
+        return REFERS_BACK_COST
+    earlier = {word_stem(w) for w in words_of(before)}
     nouns = {word_stem(noun) for noun in DEFINITE_RE.findall(sentences[index])}
     unnamed = nouns - title_stems
     if unnamed & TOLD_BEFORE_NOUNS:

@@ -401,6 +401,63 @@ def test_a_fact_naming_an_earlier_sentence_in_other_words_is_not_quoted_alone() 
     assert gate_evaluate(text=post.text, title=title, body=body).verdict == "passed"
 
 
+LEANING_FACTS = [
+    pytest.param(
+        "Council to ban tyres over ten years old on licensed taxis",
+        "Taxis and private hire cars licensed in Dunmere district will not be allowed to run on tyres more "
+        "than ten years old, the licensing committee decided on Monday.\n\n"
+        "Councillors also agreed that taxis with tyre tread below 2mm, rather than the legal minimum of 1.6mm, "
+        "would fail the council's taxi test.",
+        "also agreed",
+        id="also",
+    ),
+    pytest.param(
+        "Weekly dance classes cut falls among older people by a third",
+        "Older people who go to weekly classes fall less often, researchers in Kelford have found.\n\n"
+        "Half were offered a free weekly dance class in ballroom, Latin or tap dance; the others carried on "
+        "as usual.",
+        "Half were offered",
+        id="a quantity standing for people named before",
+    ),
+    pytest.param(
+        "Theatre repairs its hearing loop after letter from hearing aid users",
+        "The Callowford Playhouse has mended its sound system after a letter from Joan Drury and other "
+        "regular theatregoers.\n\n"
+        "Mrs Drury said the hearing loop in the stalls had been silent since the rewiring of the old theatre.",
+        "Mrs Drury said",
+        id="a title and a surname given in full before",
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "body", "leaning"), LEANING_FACTS)
+def test_a_fact_that_adds_to_or_counts_what_came_before_is_not_quoted_alone(
+    title: str, body: str, leaning: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Councillors also agreed...", "Half were offered...", "Mrs Drury said...": each leans on the
+    # sentence before it, which the reader of the post never saw. Each is the one the composer
+    # quoted before (it carries more of the business's words and numbers): without the cost it
+    # still is, so this test can fail.
+    from posting.composer import extractive
+
+    posts = ["We fit hearing aids and we check hearing loops.", "Tyres, taxis and tread checks.", "Dance class."]
+    stats = voice_stats(FORMAL_WE)
+    topic = topic_build(industry="dance school, tyres and taxis, hearing aid centre", past_posts=posts)
+
+    def quoted() -> str:
+        extractive._article_reading.cache_clear()
+        post = compose_extractive(title=title, body=body, platform="facebook_page", stats=stats, topic=topic)
+        assert post is not None
+        return post.text
+
+    monkeypatch.setattr(extractive, "REFERS_BACK_COST", 0.0)
+    assert leaning in quoted()
+    monkeypatch.undo()
+    text = quoted()
+    assert leaning not in text
+    assert gate_evaluate(text=text, title=title, body=body).verdict == "passed"
+
+
 def test_a_business_known_only_by_its_name_is_about_the_words_of_its_name() -> None:
     # A business file with only "name" is public-interface valid: "Ashgrove Plumbing & Heating"
     # says what it does, so a plumbing headline is evidence enough, and another trade is not.
