@@ -6,8 +6,9 @@ same way ``voice_learn`` learns it from stored ones; the article is judged by th
 relevance and composed by the same composer as in the product.
 
 A business file is JSON ``{"name", "industry", "own_names": [..], "facebook_posts": [..],
-"instagram_posts": [..]}``; an article file is the headline on line 1, a blank line, then
-the body (as ``gate_check --source``).
+"instagram_posts": [..]}``, and may add ``"topics": [..]``, what the business chose to post about
+(its Voice page's topics); an article file is the headline on line 1, a blank line, then the body
+(as ``gate_check --source``).
 
 One difference from the product, on purpose: ``compose_check`` on Instagram always prints
 a draft. In the product an Instagram draft needs a usable image (the account's setting
@@ -19,13 +20,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from posting.composer.extractive import FACEBOOK, INSTAGRAM, ComposedPost, compose_extractive, voice_for_platform
 from posting.composer.llm_composer import compose_with_llm_gated
-from posting.composer.meaning import business_meaning
+from posting.composer.meaning import business_description, business_meaning
 from posting.composer.relevance import BusinessTopic, relevance_score, topic_build
 from posting.composer.relevance_judge import BusinessBrief, RelevanceJudge
 from posting.gate.core import NO_SUBSTANCE, gate_evaluate
@@ -49,6 +50,8 @@ class BusinessFile:
     own_names: list[str]
     facebook_posts: list[str]
     instagram_posts: list[str]
+    # Optional in the file (not one of BUSINESS_KEYS): the topics the business chose.
+    topics: list[str] = field(default_factory=list)
 
     def posts(self, platform: str) -> list[str]:
         return self.instagram_posts if platform == INSTAGRAM else self.facebook_posts
@@ -81,7 +84,7 @@ def business_file_load(path: Path) -> BusinessFile:
     if not isinstance(industry, str):
         raise CheckInputError(f'{path}: "industry" must be a string ("" when unknown).')
     lists = {}
-    for key in ("own_names", "facebook_posts", "instagram_posts"):
+    for key in ("own_names", "facebook_posts", "instagram_posts", "topics"):
         value = data.get(key, [])
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise CheckInputError(f'{path}: "{key}" must be a list of strings ([] when there are none).')
@@ -128,14 +131,14 @@ def articles_dir_load(path: Path, *, empty: list[str] | None = None) -> list[Art
 def business_topic(business: BusinessFile, *, vocabularies: bool = True, meaning: bool = True) -> BusinessTopic:
     """What the business is about; ``meaning=False``: by its words alone (the model aside)."""
     posts = [*business.facebook_posts, *business.instagram_posts]
+    description = business_description(industry=business.industry, names=business.names, topics=business.topics)
     return topic_build(
         industry=business.industry,
         own_names=business.names,
         past_posts=posts,
+        topics=business.topics,
         vocabularies=vocabularies,
-        meaning=business_meaning(posts=list(dict.fromkeys(posts)), description=[business.industry, *business.names])
-        if meaning
-        else None,
+        meaning=business_meaning(posts=list(dict.fromkeys(posts)), description=description) if meaning else None,
     )
 
 

@@ -28,6 +28,7 @@ from posting.composer.meaning import (
     BusinessMeaning,
     Vectors,
     article_vectors,
+    business_description,
     business_meaning,
     description_texts,
     model_available,
@@ -385,8 +386,14 @@ def account_meaning(*, account: Account) -> BusinessMeaning | None:
         vectors = vectors_unpack(meaning, digest=text_digest(text))
         stored.append(vectors[0] if vectors is not None and len(vectors) == 1 else None)
     listed = account.own_names if isinstance(account.own_names, list) else []
-    # Read by the combined score as a few more posts (meaning.Closeness.described).
-    description = [account.industry, account.name, *(str(name) for name in listed)]
+    topics = account.topics if isinstance(account.topics, list) else []
+    # Read by the combined score as a few more posts (meaning.Closeness.described); stored under
+    # the digest of these texts, so a changed industry, name or topic is embedded afresh.
+    description = business_description(
+        industry=account.industry,
+        names=[account.name, *(str(name) for name in listed)],
+        topics=[str(topic) for topic in topics],
+    )
     said = description_texts(description)
     said_digest = text_digest(*said)
     # Kept at float32, as embedded: the combined score then reads exactly what a fresh pass gives.

@@ -68,6 +68,7 @@ def test_compose_check_says_an_article_from_another_trade_is_not_relevant() -> N
         ('["a list"]', "must be a JSON object"),
         ('{"name": ""}', '"name" must be a non-empty string'),
         ('{"name": "X", "facebook_posts": "one post"}', '"facebook_posts" must be a list of strings'),
+        ('{"name": "X", "topics": "nails, gel"}', '"topics" must be a list of strings'),
     ],
 )
 def test_a_bad_business_file_is_a_clear_command_error(tmp_path: Path, content: str, message: str) -> None:
@@ -173,6 +174,25 @@ def test_a_business_file_without_a_name_is_a_clear_error_and_absent_lists_read_a
         for b in (sparse, full)
     ]
     assert ranked[0] == ranked[1]
+
+
+def test_the_topics_a_business_chose_count_when_its_posts_say_little(tmp_path: Path) -> None:
+    # A business file may add "topics" (the Voice page's, optional: the public format's files
+    # without it read as before). With two posts the sportive's route through the bike workshop's
+    # town is under the bar; named as its topics, cycling and cycle routes carry it over, in the
+    # words and, as one more line describing the business, in meaning.
+    spoke = json.loads((DEV / "businesses" / "spoke-doctor.json").read_text())
+    spoke |= {"facebook_posts": spoke["facebook_posts"][:2], "instagram_posts": []}
+    ranked = {}
+    for name, topics in (("without", None), ("with", ["bike repairs", "cycling", "punctures", "cycle routes"])):
+        business = tmp_path / f"{name}.json"
+        business.write_text(json.dumps(spoke | ({"topics": topics} if topics else {})))
+        rows = json.loads(run("relevance_rank", "--business", str(business), "--articles", str(ARTICLES), "--json"))
+        ranked[name] = {row["article"]: row for row in rows}
+    sportive = "cycling-04-westmere-sportive-route.txt"
+    assert not ranked["without"][sportive]["relevant"]
+    assert ranked["with"][sportive]["relevant"]
+    assert ranked["with"][sportive]["score"] > ranked["without"][sportive]["score"]
 
 
 def test_a_business_with_no_posts_at_all_still_gets_a_ranking_and_a_passing_draft(tmp_path: Path) -> None:

@@ -377,11 +377,18 @@ def test_the_industry_line_and_names_are_embedded_once_and_again_only_when_they_
     assert stored is not None and refreshed is not None and vectors is not None
     assert meaning.closeness(stored, vectors) == meaning.closeness(refreshed, vectors)
 
-    # A changed industry line, then a changed name: embedded afresh, stored under the new digest.
-    for change in ({"industry": "record shop"}, {"own_names": ["Kestrel Records"]}):
+    # A changed industry line, then a changed name, then chosen topics (one line, as an industry
+    # line reads): embedded afresh, stored under the new digest.
+    for change in (
+        {"industry": "record shop"},
+        {"own_names": ["Kestrel Records"]},
+        {"topics": ["vinyl", " turntables ", "", "record fairs"]},
+    ):
         Account.objects.filter(pk=account.pk).update(**change)
         changed = Account.objects.get(pk=account.pk)
         now = [changed.industry, changed.name, *changed.own_names]
+        if changed.topics:
+            now.append("vinyl, turntables, record fairs")
         result = account_meaning(account=changed)
         assert result is not None and result.described is not None
         assert np.array_equal(result.described, semantic.embed_batch(now))
