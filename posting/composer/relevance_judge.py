@@ -12,7 +12,7 @@ precision/recall curve for eight rounds; the owner's own question, put to a mode
 world, is what the band needs.
 
 So with a key, an article in the band (``borderline``) is put to the model with what the business
-is (its name, industry line and a few recent posts): would the owner share this with their
+is (its name, industry line, chosen topics and a few recent posts): would the owner share this with their
 customers? Its answer decides and its reason is kept (shown as "why this article", or as the
 skip's reason). Outside the band the offline decision stands: the model is not asked what the
 words and meaning already settle, so a night costs at most ``JUDGE_MAX_PER_RUN`` calls per account
@@ -74,6 +74,9 @@ class BusinessBrief:
     industry: str
     # Most recent first; only the first JUDGE_POSTS are shown.
     posts: tuple[str, ...]
+    # What the owner chose to post about (the Voice page's topics): the owner's own word on the
+    # question the model is asked, and held out the strongest single help to relevance we measured.
+    topics: tuple[str, ...] = ()
 
 
 def borderline(relevance: Relevance) -> bool:
@@ -134,6 +137,7 @@ class RelevanceJudge:
         return (
             f"BUSINESS: {self.business.name}\n"
             f"INDUSTRY: {self.business.industry.strip() or '(not given)'}\n"
+            f"TOPICS THE OWNER CHOSE: {_quoted(', '.join(self.business.topics)) or '(none)'}\n"
             f"A FEW OF ITS RECENT POSTS:\n<<<POSTS\n{shown}\nPOSTS>>>\n\n"
             f"<<<ARTICLE\nHEADLINE: {_quoted(title.strip())}\n\n{_quoted(text)}\nARTICLE>>>"
         )

@@ -125,7 +125,10 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         judge=relevance_judge(
             account=account,
             business=BusinessBrief(
-                name=account.name, industry=account.industry, posts=meaning.posts if meaning is not None else ()
+                name=account.name,
+                industry=account.industry,
+                posts=meaning.posts if meaning is not None else (),
+                topics=tuple(str(topic) for topic in account.topics) if isinstance(account.topics, list) else (),
             ),
         ),
     )
