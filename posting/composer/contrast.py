@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -110,6 +111,41 @@ def taxonomy() -> tuple[tuple[str, ...], Vectors] | None:
             logger.warning("the trade taxonomy %s is missing: no trade contrast", TAXONOMY_VECTORS)
         return None
     return tuple(line.split(":", 1)[0] for line in lines), vectors
+
+
+@lru_cache(maxsize=1)
+def _taxonomy_topics() -> tuple[tuple[str, ...], ...]:
+    """Each entry's description ("manicures, pedicures, gel and acrylic nails") as topics, in the
+    taxonomy's order (empty without the file)."""
+    try:
+        with np.load(TAXONOMY_VECTORS) as data:
+            lines = [str(line) for line in data["lines"]]
+    except OSError:
+        return ()
+    return tuple(
+        tuple(part.strip() for part in TOPIC_SPLIT_RE.split(line.split(":", 1)[-1]) if part.strip()) for line in lines
+    )
+
+
+# An entry's description read as a customer's topics: "bin collections, recycling centres, skip
+# hire and landfill" is four of them.
+TOPIC_SPLIT_RE = re.compile(r",|;|\band\b")
+
+
+def own_trade_topics(*, industry: str, business: BusinessMeaning) -> tuple[str, ...]:
+    """What the business's own trade is usually about: the description of the taxonomy entry it
+    is placed on (as ``trade_contrast`` places it), or () when the taxonomy does not know its trade.
+    Borrowed by relevance for a business that has said too little itself (``topic_build``)."""
+    found = taxonomy()
+    if found is None:
+        return ()
+    own, fit = _own_trade(
+        " ".join(industry.split()), np.ascontiguousarray(business.vectors, dtype=np.float32).tobytes()
+    )
+    topics = _taxonomy_topics()
+    if own < 0 or fit < OWN_TRADE_FIT_MIN or own >= len(topics):
+        return ()
+    return topics[own]
 
 
 def _top_mean(sims: Vectors, k: int) -> Vectors:

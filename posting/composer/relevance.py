@@ -60,7 +60,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from posting.composer.contrast import trade_contrast
+from posting.composer.contrast import own_trade_topics, trade_contrast
 from posting.composer.meaning import BusinessMeaning, Closeness, Vectors, article_vectors, closeness, story_gist
 from research.industries import industry_vocabularies, vocabularies_used_in
 
@@ -131,6 +131,12 @@ MEANING_ALONE_MIN = 0.45
 # while recall rose 0.04-0.10; above it the bar stays (all posts: 481 / 48 / 104 -> 482 / 49 / 103).
 COMBINED_MIN_FEW_WORDS = 0.20
 FEW_WORDS = 200
+# Such a business that named no topics borrows its trade's usual ones (``contrast.own_trade_topics``:
+# a nail studio's "manicures, pedicures, gel, acrylic nails") and is held to this bar instead:
+# over the tuned-on splits' businesses cut to their Instagram captions, 0.913 / 0.608 (the lower bar
+# alone) -> 0.906 / 0.683; three posts a platform 0.921 / 0.634 -> 0.904 / 0.689 (docs/BENCHMARKS.md,
+# "Session 11: a trade's usual topics"). At 0.20 they gave more recall for precision under 0.89.
+COMBINED_MIN_BORROWED = 0.22
 
 
 def combined_min(posts: Sequence[str]) -> float:
@@ -286,6 +292,9 @@ class BusinessTopic:
     # Its industry line as given: with ``meaning``, it places the business in the trade taxonomy
     # (``contrast.py``).
     industry_line: str = ""
+    # Topics borrowed from its trade (``contrast.own_trade_topics``) because it said too little and
+    # chose none; its combined bar is then COMBINED_MIN_BORROWED.
+    borrowed: tuple[str, ...] = ()
 
     def weight(self, stem: str) -> float:
         return self.terms.get(stem, 0.0)
@@ -359,6 +368,12 @@ def topic_build(
     terms: dict[str, float] = {}
     labels: dict[str, str] = {}
     past_posts = list(past_posts)
+    borrowed: tuple[str, ...] = ()
+    if vocabularies and meaning is not None and not any(t.strip() for t in topics) and knows_little(meaning.posts):
+        # A business of few words and no topics: what its trade usually posts about stands in for
+        # the topics it has not named (held out: docs/BENCHMARKS.md, "Session 11").
+        borrowed = own_trade_topics(industry=industry, business=meaning)
+        topics = [*topics, *borrowed]
 
     def add(word: str, weight: float) -> None:
         stem = word_stem(word)
@@ -462,6 +477,7 @@ def topic_build(
         threshold=RELEVANT_MIN if vocabulary or named_trade else RELEVANT_MIN_OWN_WORDS,
         meaning=meaning,
         industry_line=industry,
+        borrowed=borrowed,
     )
 
 
@@ -552,7 +568,8 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str, vectors: Vec
         vectors = article_vectors(title=title, body=body)
     if vectors is None:
         return lexical
-    combined = _with_meaning(lexical, closeness(topic.meaning, vectors), bar=combined_min(topic.meaning.posts))
+    bar = COMBINED_MIN_BORROWED if topic.borrowed else combined_min(topic.meaning.posts)
+    combined = _with_meaning(lexical, closeness(topic.meaning, vectors), bar=bar)
     return _contrast_checked(combined, topic=topic, meaning=topic.meaning, vectors=vectors)
 
 

@@ -25,6 +25,7 @@ from posting.composer.checking import (
 from posting.composer.evaluation import DATA_DIR
 from posting.composer.relevance import (
     COMBINED_MIN,
+    COMBINED_MIN_BORROWED,
     COMBINED_MIN_FEW_WORDS,
     FEW_WORDS,
     MEANING_ALONE_MIN,
@@ -34,6 +35,7 @@ from posting.composer.relevance import (
     combined_min,
     relevance_score,
     topic_build,
+    word_stem,
 )
 from posting.composer.services import account_meaning, drafts_compose_for_account
 from posting.gate.services import drafts_gate_pending
@@ -419,6 +421,33 @@ def test_a_business_whose_posts_say_little_is_held_to_the_lower_bar() -> None:
         body=body,
     )
     assert (few.needs, more.needs) == (COMBINED_MIN_FEW_WORDS, COMBINED_MIN)
+
+
+def test_a_business_of_few_words_and_no_topics_borrows_its_trades_usual_topics() -> None:
+    # A nail studio's captions say almost nothing of what it does; the taxonomy entry it is placed
+    # on ("nail salon: manicures, pedicures, gel and acrylic nails") stands in for the topics it
+    # has not named, and it is held to COMBINED_MIN_BORROWED (docs/BENCHMARKS.md, session 11).
+    captions = ["Fresh set for Saturday \U0001f485 #polishpot", "Chrome tips, bold colour.", "December diary open."]
+    names = ["The Polish Pot"]
+    few = meaning.business_meaning(posts=captions, description=["nail salon", *names])
+    topic = topic_build(industry="nail salon", own_names=names, past_posts=captions, meaning=few)
+    assert topic.borrowed == ("manicures", "pedicures", "gel", "acrylic nails")
+    assert topic.weight(word_stem("pedicures")) > 0 and word_stem("acrylic") in topic.trade
+    article = (
+        "Salon owners warned over acrylic nail chemicals",
+        "Trading standards officers have warned salons that offer acrylic nails and gel manicures to check "
+        "that their liquid monomer does not contain MMA, after finding it on sale at two wholesalers.",
+    )
+    assert relevance_score(topic=topic, title=article[0], body=article[1]).needs == COMBINED_MIN_BORROWED
+
+    # Topics the owner chose are its own word: nothing is borrowed, and the lower bar is the usual one.
+    chosen = topic_build(industry="nail salon", own_names=names, past_posts=captions, topics=["gel nails"], meaning=few)
+    assert chosen.borrowed == ()
+    assert relevance_score(topic=chosen, title=article[0], body=article[1]).needs == COMBINED_MIN_FEW_WORDS
+    # Posts that say enough: nothing borrowed.
+    said = [f"{caption} We shape, file and paint nails for every occasion in our studio." for caption in captions * 6]
+    plenty = meaning.business_meaning(posts=said, description=["nail salon", *names])
+    assert topic_build(industry="nail salon", own_names=names, past_posts=said, meaning=plenty).borrowed == ()
 
 
 def test_the_lower_bar_admits_an_article_with_the_words_evidence_between_the_two_bars() -> None:
