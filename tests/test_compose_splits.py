@@ -127,10 +127,14 @@ HELD_OUT_SHAPES = [
     ("blind18", 50, (7, 9), 17, 3, "banker-and-mallet", "hartsell-dairy"),
     ("blind19", 50, (7, 9), 17, 3, "withy-and-weave", "brookvale-community-transport"),
     ("blind20", 50, (7, 9), 17, 3, "fuller-and-flux", "marlbeck-skip-hire"),
+    ("blind21", 50, (7, 9), 17, 3, "comb-and-cutter", "gaskells-hardware"),
 ]
 
 # (split) -> (the business on Instagram alone, the one with four posts or fewer in all).
-FEW_POSTS_SHAPES: dict[str, tuple[str, str]] = {"blind20": ("the-varnish-room", "clear-ledger-bookkeeping")}
+FEW_POSTS_SHAPES: dict[str, tuple[str, str]] = {
+    "blind20": ("the-varnish-room", "clear-ledger-bookkeeping"),
+    "blind21": ("dapple-coffee", "keystone-tuition"),
+}
 
 
 @pytest.mark.parametrize(
