@@ -3,7 +3,7 @@
     DJANGO_DEBUG=1 .venv/bin/python scripts/topics_eval.py [--split S ...] [--cut CUT ...]
 
 ``tests/data/compose_topics/topics.json`` holds, for every business of ``tests/data/compose``'s
-splits up to blind20, the 3-8 topics a helper typed into the Voice page's field playing its owner
+splits up to blind21, the 3-8 topics a helper typed into the Voice page's field playing its owner
 (shown its name, industry line and three of its posts; never an article or the ranker). Each
 business's posts are cut (all of them; its Instagram captions alone; three a platform; three on
 Facebook alone), ranked over its split's articles without topics, with topics in the words only
@@ -38,7 +38,7 @@ from posting.composer.meaning import business_description, business_meaning  # n
 from posting.composer.relevance import relevance_score, topic_build  # noqa: E402
 
 TOPICS = Path(__file__).resolve().parent.parent / "tests" / "data" / "compose_topics" / "topics.json"
-HELD_OUT = frozenset({"blind18", "blind19", "blind20"})  # as scripts/relevance_loso.py's HELD_OUT
+HELD_OUT = frozenset({"blind18", "blind19", "blind20", "blind21"})  # as scripts/relevance_loso.py's HELD_OUT
 
 CUTS: dict[str, Callable[[BusinessFile], BusinessFile | None]] = {
     "all": lambda b: b,
