@@ -79,6 +79,10 @@ class Account(models.Model):
     # with a digest of those texts: written the first night the composer reads them and again
     # only after they change, so a night does not embed them for every account.
     description_meaning = models.BinaryField(null=True, blank=True, editable=False)
+    # The topics relevance borrows from the business's trade while its posts say little and it has
+    # named none (``relevance.topic_build``), as the last compose run found them: shown on the
+    # Voice page, so the owner sees what we look for on its behalf and can name better ones.
+    borrowed_topics = models.JSONField(default=list, blank=True, editable=False)
     # Shown on the customer's pages: writes bump the account's content version (accounts/content_version.py).
     objects = ContentVersionedQuerySet["Account"].as_manager()
 

@@ -116,6 +116,11 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
     meaning = account_meaning(account=account)
     topic = account_topic(account=account, meaning=meaning)
+    if list(topic.borrowed) != account.borrowed_topics:
+        # Shown on the Voice page; written only when they change (the first night, or after the
+        # posts, industry or chosen topics changed), through the manager so the page is fresh.
+        Account.objects.filter(pk=account.pk).update(borrowed_topics=list(topic.borrowed))
+        account.borrowed_topics = list(topic.borrowed)
     run = _Run(
         use_llm=llm_configured(),
         own_names=[account.name, *(str(n) for n in account.own_names if isinstance(account.own_names, list))],

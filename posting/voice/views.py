@@ -74,6 +74,8 @@ def voice(request: HttpRequest, account: Account) -> HttpResponse:
         # trade's words.
         "posts_known": sum(p.post_count for p in platforms),
         "few_posts": not account.topics and past_posts_say_little(account=account),
+        # What relevance looks for on its behalf meanwhile (its trade's usual topics), if anything.
+        "borrowed": [] if account.topics else [str(t) for t in account.borrowed_topics or []],
         "form": VoiceUploadForm(),
         "settings_form": ComposeSettingsForm(
             initial={

@@ -507,3 +507,31 @@ def test_an_account_with_no_topics_is_asked_for_them_on_the_voice_and_drafts_pag
     account.save(update_fields=["topics"])
     assert "Name a handful of topics" not in member_client.get(voice_page).content.decode()
     assert 'id="topics-hint"' not in member_client.get(drafts_page).content.decode()
+
+
+@pytest.mark.django_db
+def test_the_voice_page_shows_the_topics_borrowed_from_the_trade_until_the_owner_names_some(
+    member_client: Client, account: Account
+) -> None:
+    # A nail studio of three captions and no topics: the night's relevance borrows its trade's
+    # usual topics (relevance.topic_build); the Voice page says which, so the owner can do better.
+    from posting.composer.services import drafts_compose_for_account
+    from tests.posting.test_composer import article_create
+
+    account.industry = "nail salon"
+    account.save(update_fields=["industry"])
+    captions = ["Fresh gel set for Saturday \U0001f485 #polishpot", "Chrome tips, bold colour.", "December diary open."]
+    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": t} for t in captions])
+    article_create(account, title="Salons warned over acrylic nail chemicals")
+
+    drafts_compose_for_account(account=Account.objects.get(pk=account.pk))
+
+    assert Account.objects.get(pk=account.pk).borrowed_topics == ["manicures", "pedicures", "gel", "acrylic nails"]
+    page = member_client.get(f"/a/{account.slug}/voice/").content.decode()
+    assert "we look for what your trade usually posts about: manicures, pedicures, gel, acrylic nails." in page
+
+    account.topics = ["gel nails", "nail art"]
+    account.save(update_fields=["topics"])
+    assert "usually posts about" not in member_client.get(f"/a/{account.slug}/voice/").content.decode()
+    drafts_compose_for_account(account=Account.objects.get(pk=account.pk))
+    assert Account.objects.get(pk=account.pk).borrowed_topics == []
