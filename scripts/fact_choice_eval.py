@@ -10,8 +10,9 @@ saw the composer's code or drafts chose, from the article's numbered sentences
 their customers (``best``, best first) and any others that would also do (``fine``). Every draft
 the offline composer writes for the pair's platforms is scored: the share of its quoted sentences
 that are ``best`` or ``fine`` (acceptable), whether it quotes the reader's first pick, and whether it
-quotes any ``best`` one. Items 0-59 are the part one may tune on; 60-89 were scored once, for the
-round that wrote the set (docs/BENCHMARKS.md, "Session 11").
+quotes any ``best`` one. Items 0-59 are the part one may tune on; 60-89 were scored in session 11
+for the shipped composer, two candidate fact scores and the leaning-facts change (docs/BENCHMARKS.md,
+"Session 11"): read them as tuned-on from here.
 """
 
 from __future__ import annotations

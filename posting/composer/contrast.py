@@ -113,6 +113,11 @@ def taxonomy() -> tuple[tuple[str, ...], Vectors] | None:
     return tuple(line.split(":", 1)[0] for line in lines), vectors
 
 
+# An entry's description read as a customer's topics: "bin collections, recycling centres, skip
+# hire and landfill" is four of them.
+TOPIC_SPLIT_RE = re.compile(r",|;|\band\b")
+
+
 @lru_cache(maxsize=1)
 def _taxonomy_topics() -> tuple[tuple[str, ...], ...]:
     """Each entry's description ("manicures, pedicures, gel and acrylic nails") as topics, in the
@@ -127,11 +132,6 @@ def _taxonomy_topics() -> tuple[tuple[str, ...], ...]:
     )
 
 
-# An entry's description read as a customer's topics: "bin collections, recycling centres, skip
-# hire and landfill" is four of them.
-TOPIC_SPLIT_RE = re.compile(r",|;|\band\b")
-
-
 def own_trade_topics(*, industry: str, business: BusinessMeaning) -> tuple[str, ...]:
     """What the business's own trade is usually about: the description of the taxonomy entry it
     is placed on (as ``trade_contrast`` places it), or () when the taxonomy does not know its trade.
@@ -139,9 +139,7 @@ def own_trade_topics(*, industry: str, business: BusinessMeaning) -> tuple[str, 
     found = taxonomy()
     if found is None:
         return ()
-    own, fit = _own_trade(
-        " ".join(industry.split()), np.ascontiguousarray(business.vectors, dtype=np.float32).tobytes()
-    )
+    own, fit = _placed(industry, business)
     topics = _taxonomy_topics()
     if own < 0 or fit < OWN_TRADE_FIT_MIN or own >= len(topics):
         return ()
@@ -179,6 +177,11 @@ def _own_trade(industry: str, posts: bytes) -> tuple[int, float]:
     return own, float(fit[own])
 
 
+def _placed(industry: str, business: BusinessMeaning) -> tuple[int, float]:
+    """The business's own entry and its fit (``_own_trade``), keyed so both callers share its cache."""
+    return _own_trade(" ".join(industry.split()), np.ascontiguousarray(business.vectors, dtype=np.float32).tobytes())
+
+
 def trade_contrast(*, industry: str, business: BusinessMeaning, vectors: Vectors) -> TradeContrast | None:
     """How much closer the article (its passage ``vectors``) is to the business's own trade than
     to any other trade or news beat; None without the taxonomy or anything to place the business,
@@ -187,9 +190,7 @@ def trade_contrast(*, industry: str, business: BusinessMeaning, vectors: Vectors
     if found is None or not len(vectors):
         return None
     names, entries = found
-    own, fit = _own_trade(
-        " ".join(industry.split()), np.ascontiguousarray(business.vectors, dtype=np.float32).tobytes()
-    )
+    own, fit = _placed(industry, business)
     if own < 0 or fit < OWN_TRADE_FIT_MIN:
         return None
     near = _top_mean(vectors @ entries.T, BEST_PASSAGES)
