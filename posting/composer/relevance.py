@@ -136,7 +136,10 @@ FEW_WORDS = 200
 # over the tuned-on splits' businesses cut to their Instagram captions, 0.913 / 0.608 (the lower bar
 # alone) -> 0.904 / 0.683; three posts a platform 0.921 / 0.634 -> 0.904 / 0.696; held out, 0.964 /
 # 0.482 -> 1.000 / 0.661 and 0.905 / 0.543 -> 0.923 / 0.686 (docs/BENCHMARKS.md, "Session 11: a
-# trade's usual topics"). At 0.20 they gave more recall for precision under 0.89.
+# trade's usual topics"). At 0.20 they gave more recall for precision under 0.89. A business that
+# gave no industry line borrows them too, at the same bar (``told_little``; session 12, the twenty-two
+# splits' businesses without a line: 569 / 59 / 156 -> 582 / 63 / 143 right / wrong / missed; at
+# 0.24, 578 / 61 / 147).
 COMBINED_MIN_BORROWED = 0.22
 
 
@@ -148,6 +151,14 @@ def combined_min(posts: Sequence[str]) -> float:
 def knows_little(posts: Sequence[str]) -> bool:
     """Whether the business's past posts, counted in words, say too little about what it is."""
     return _words_counted(tuple(posts)) <= FEW_WORDS
+
+
+def told_little(industry: str, posts: Sequence[str]) -> bool:
+    """Whether the business has told us too little of what it is to go by its own words alone: its
+    posts say little (``knows_little``), or it gave no industry line, the one place it names its
+    trade in a word (a stonemason whose posts say "lime", "banker" and "the Hartsell church" but
+    never "stonemason"). Such a business borrows its trade's usual topics (``topic_build``)."""
+    return not industry.strip() or knows_little(posts)
 
 
 # Asked once per article ranked, with the same account's posts each time: a few entries suffice
@@ -370,9 +381,11 @@ def topic_build(
     labels: dict[str, str] = {}
     past_posts = list(past_posts)
     borrowed: tuple[str, ...] = ()
-    if vocabularies and meaning is not None and not any(t.strip() for t in topics) and knows_little(meaning.posts):
-        # A business of few words and no topics: what its trade usually posts about stands in for
-        # the topics it has not named (held out: docs/BENCHMARKS.md, "Session 11").
+    named_none = not any(topic.strip() for topic in topics)
+    if vocabularies and meaning is not None and named_none and told_little(industry, meaning.posts):
+        # A business that told us little (few words, or no industry line) and named no topics: what
+        # its trade usually posts about stands in for the topics it has not named (held out:
+        # docs/BENCHMARKS.md, "Session 11" and "Session 12").
         borrowed = own_trade_topics(industry=industry, business=meaning)
         topics = [*topics, *borrowed]
 

@@ -33,7 +33,9 @@ from posting.composer.relevance import (
     Relevance,
     _with_meaning,
     combined_min,
+    knows_little,
     relevance_score,
+    told_little,
     topic_build,
     word_stem,
 )
@@ -448,6 +450,41 @@ def test_a_business_of_few_words_and_no_topics_borrows_its_trades_usual_topics()
     said = [f"{caption} We shape, file and paint nails for every occasion in our studio." for caption in captions * 6]
     plenty = meaning.business_meaning(posts=said, description=["nail salon", *names])
     assert topic_build(industry="nail salon", own_names=names, past_posts=said, meaning=plenty).borrowed == ()
+
+
+def test_a_business_with_no_industry_line_borrows_its_trades_usual_topics_however_much_it_posts() -> None:
+    # Posts that say plenty, but no industry line: the one place a business names its trade in a
+    # word is blank, so it borrows the topics of the entry its posts place it on, as a business of
+    # few words does (relevance.told_little; docs/BENCHMARKS.md, session 12).
+    captions = ["Fresh set for Saturday \U0001f485 #polishpot", "Chrome tips, bold colour.", "December diary open."]
+    said = [f"{caption} Our nail technicians shape, file and paint nails for any occasion." for caption in captions * 6]
+    names = ["The Polish Pot"]
+    assert not knows_little(said) and told_little("", said) and not told_little("nail salon", said)
+    posts_only = meaning.business_meaning(posts=said, description=names)
+    topic = topic_build(industry="", own_names=names, past_posts=said, meaning=posts_only)
+    assert topic.borrowed == ("manicures", "pedicures", "gel", "acrylic nails")
+    assert word_stem("pedicures") in topic.trade
+    article = ("Salon owners warned over acrylic nails", "Trading standards have warned salons over acrylic nails.")
+    assert relevance_score(topic=topic, title=article[0], body=article[1]).needs == COMBINED_MIN_BORROWED
+    # With the line given, nothing is borrowed: the line names the trade.
+    lined = meaning.business_meaning(posts=said, description=["nail salon", *names])
+    assert topic_build(industry="nail salon", own_names=names, past_posts=said, meaning=lined).borrowed == ()
+    # Posts that place it on no entry closely enough (a bike workshop's read as a motorcycle dealer's at
+    # a fit under OWN_TRADE_FIT_MIN) borrow nothing: a wrong trade's topics would do harm.
+    bikes = [
+        f"{post} Spokes & Sprockets, Mill Lane."
+        for post in [
+            "Puncture season is here: bring your bike in before 10 and ride it home tonight.",
+            "Wheel truing and a new chain for a 1970s Raleigh this week. Lovely old steel frame.",
+            "Our winter service covers brakes, gears, chain and tyres for £45.",
+            "E-bike batteries checked free all month: range drops in the cold.",
+            "Saturday's group ride leaves the shop at 9 sharp, 30 miles, café stop at halfway.",
+            "Kids' bikes outgrown? We take them in part exchange and pass them on.",
+            "New stock of mudguards and lights in. Be seen on the lanes after dark.",
+        ]
+    ]
+    vague = meaning.business_meaning(posts=bikes, description=["Spokes & Sprockets"])
+    assert topic_build(industry="", own_names=["Spokes & Sprockets"], past_posts=bikes, meaning=vague).borrowed == ()
 
 
 def test_the_lower_bar_admits_an_article_with_the_words_evidence_between_the_two_bars() -> None:

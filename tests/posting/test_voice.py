@@ -535,3 +535,31 @@ def test_the_voice_page_shows_the_topics_borrowed_from_the_trade_until_the_owner
     assert "usually posts about" not in member_client.get(f"/a/{account.slug}/voice/").content.decode()
     drafts_compose_for_account(account=Account.objects.get(pk=account.pk))
     assert Account.objects.get(pk=account.pk).borrowed_topics == []
+
+
+@pytest.mark.django_db
+def test_the_voice_page_shows_borrowed_topics_to_an_account_with_no_industry_however_much_it_posts(
+    member_client: Client, account: Account
+) -> None:
+    # Eighteen captions say plenty, but no industry line was given: relevance borrows the trade's
+    # usual topics all the same (relevance.told_little), and the page's ask for topics says which.
+    from posting.composer.services import drafts_compose_for_account
+    from tests.posting.test_composer import article_create
+
+    account.industry = ""
+    account.save(update_fields=["industry"])
+    captions = ["Fresh set for Saturday \U0001f485 #polishpot", "Chrome tips, bold colour.", "December diary open."]
+    said = [
+        f"{caption} Our nail technicians shape, file and paint nails for every occasion, {day}."
+        for caption in captions
+        for day in ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays")
+    ]
+    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": t} for t in said])
+    article_create(account, title="Salons warned over acrylic nail chemicals")
+
+    drafts_compose_for_account(account=Account.objects.get(pk=account.pk))
+
+    assert Account.objects.get(pk=account.pk).borrowed_topics == ["manicures", "pedicures", "gel", "acrylic nails"]
+    page = member_client.get(f"/a/{account.slug}/voice/").content.decode()
+    assert "Name a handful of topics" in page
+    assert "we look for what your trade usually posts about: manicures, pedicures, gel, acrylic nails." in page
