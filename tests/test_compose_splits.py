@@ -128,6 +128,7 @@ HELD_OUT_SHAPES = [
     ("blind19", 50, (7, 9), 17, 3, "withy-and-weave", "brookvale-community-transport"),
     ("blind20", 50, (7, 9), 17, 3, "fuller-and-flux", "marlbeck-skip-hire"),
     ("blind21", 50, (7, 9), 17, 3, "comb-and-cutter", "gaskells-hardware"),
+    ("blind23", 50, (7, 9), 17, 3, "peg-and-pole", "kestrel-physiotherapy"),
 ]
 
 # (split) -> (the business on Instagram alone, the one with four posts or fewer in all).
