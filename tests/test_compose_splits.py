@@ -129,6 +129,7 @@ HELD_OUT_SHAPES = [
     ("blind20", 50, (7, 9), 17, 3, "fuller-and-flux", "marlbeck-skip-hire"),
     ("blind21", 50, (7, 9), 17, 3, "comb-and-cutter", "gaskells-hardware"),
     ("blind22", 50, (7, 9), 17, 3, "float-and-hawk", "pickard-flooring"),
+    ("blind23", 50, (7, 9), 17, 3, "peg-and-pole", "kestrel-physiotherapy"),
 ]
 
 # (split) -> (the business on Instagram alone, the one with four posts or fewer in all).
