@@ -77,16 +77,25 @@ def voice(request: HttpRequest, account: Account) -> HttpResponse:
         # What relevance looks for on its behalf meanwhile (its trade's usual topics), if anything.
         "borrowed": [] if account.topics else [str(t) for t in account.borrowed_topics or []],
         "form": VoiceUploadForm(),
-        "settings_form": ComposeSettingsForm(
-            initial={
-                "topics": ", ".join(str(t) for t in account.topics) if isinstance(account.topics, list) else "",
-                "use_article_images": account.use_article_images,
-                "instagram_bio_link": account.instagram_bio_link,
-            }
-        ),
+        "settings_form": _settings_form(account),
         "can_edit": member_may_edit(user=request.user, account=account),
     }
     return render(request, "posting/voice.html", context)
+
+
+def _settings_form(account: Account) -> ComposeSettingsForm:
+    form = ComposeSettingsForm(
+        initial={
+            "topics": ", ".join(str(t) for t in account.topics) if isinstance(account.topics, list) else "",
+            "use_article_images": account.use_article_images,
+            "instagram_bio_link": account.instagram_bio_link,
+        }
+    )
+    if not account.topics and account.borrowed_topics:
+        # The trade's usual topics, shown greyed in the empty field as a starting point: an owner
+        # who saves the form for another setting does not adopt them by accident.
+        form.fields["topics"].widget.attrs["placeholder"] = ", ".join(str(t) for t in account.borrowed_topics)
+    return form
 
 
 @require_POST

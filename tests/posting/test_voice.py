@@ -529,10 +529,14 @@ def test_the_voice_page_shows_the_topics_borrowed_from_the_trade_until_the_owner
     assert Account.objects.get(pk=account.pk).borrowed_topics == ["manicures", "pedicures", "gel", "acrylic nails"]
     page = member_client.get(f"/a/{account.slug}/voice/").content.decode()
     assert "we look for what your trade usually posts about: manicures, pedicures, gel, acrylic nails." in page
+    # The empty topics field shows them greyed as a starting point, never as a value a save would keep.
+    assert 'placeholder="manicures, pedicures, gel, acrylic nails"' in page
+    assert 'name="topics" value=' not in page
 
     account.topics = ["gel nails", "nail art"]
     account.save(update_fields=["topics"])
-    assert "usually posts about" not in member_client.get(f"/a/{account.slug}/voice/").content.decode()
+    page = member_client.get(f"/a/{account.slug}/voice/").content.decode()
+    assert "usually posts about" not in page and 'placeholder="manicures' not in page
     drafts_compose_for_account(account=Account.objects.get(pk=account.pk))
     assert Account.objects.get(pk=account.pk).borrowed_topics == []
 
