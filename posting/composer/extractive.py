@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -422,12 +423,89 @@ COUNTED_BEFORE_RE = re.compile(
 TITLED_SURNAME_RE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr)\.? ([A-Z][a-z]+)\b(?! [A-Z])")
 
 
+# "...which calls at her stop in Brookvale", '"Buyers are chasing every animal," he said': a he or
+# she whom the sentence itself does not name first (a person's name, a titled name or a person's
+# noun before it) is someone an earlier sentence introduced.
+GENDERED_RE = re.compile(r"\b(?:he|she|him|his|her|hers|himself|herself)\b", re.IGNORECASE)
+PERSON_NOUN_RE = re.compile(
+    r"\b(?:woman|man|girl|boy|lady|gentleman|mother|father|mum|dad|son|daughter|wife|husband|widow|widower|"
+    r"grandmother|grandfather|grandson|granddaughter|sister|brother|aunt|uncle|niece|nephew|owner|farmer|"
+    r"pensioner|resident|customer|driver|teacher|pupil|student|player|rider|vicar|landlord|landlady|"
+    r"chairman|chairwoman|manager|spokesman|spokeswoman|founder|employee|worker|householder|homeowner|"
+    r"tenant|patient|victim|walker|cyclist|motorist|passenger|volunteer|officer|member|child|person|who)\b",
+    re.IGNORECASE,
+)
+TITLE_RE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Rev|Sir|Dame|Lady|Lord|Cllr|Councillor|Professor|Prof|PC|Sgt)\.? [A-Z]")
+# A run of capitalised words: a name, a person's if it is two or three words and does not end in
+# the word of a body, a place or a thing ("Kelbury County Council", "Sheep Street", "Corn Exchange").
+NAME_RUN_RE = re.compile(r"\b[A-Z][a-zA-Z'\u2019-]+(?: [A-Z][a-zA-Z'\u2019-]+)+")
+NOT_A_PERSON_WORDS = frozenset(
+    (
+        "chamber", "trade", "castle", "abbey", "cathedral", "priory", "council", "club", "trust", "society",
+        "association", "school", "college", "academy", "university", "centre", "center", "board", "service",
+        "services", "agency", "office", "department", "authority", "group", "ltd", "limited", "company", "co",
+        "street", "road", "lane", "avenue", "way", "hall", "house", "church", "chapel", "park", "farm", "market",
+        "museum", "library", "festival", "show", "fund", "panel", "network", "partnership", "commission",
+        "committee", "police", "fire", "rescue", "hospital", "surgery", "practice", "team", "inn", "arms",
+        "exchange", "bridge", "station", "theatre", "cinema", "gardens", "green", "square", "court", "estate",
+        "valley", "river", "hill", "moor", "quay", "harbour", "county", "district", "borough", "city", "town",
+        "village", "news", "times", "gazette", "post", "herald", "echo", "mail", "radio", "fm",
+        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+        "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    )
+)  # fmt: skip
+
+
+def _person_named(text: str) -> bool:
+    """Whether ``text`` names a person: by a title, a person's noun, or a name of two or three words
+    that is not a body's or a place's."""
+    if TITLE_RE.search(text) or PERSON_NOUN_RE.search(text):
+        return True
+    for run in NAME_RUN_RE.findall(text):
+        words = [word for word in run.split() if word not in {"The", "A", "An"}]
+        if 2 <= len(words) <= 3 and words[-1].lower().strip("'\u2019s") not in NOT_A_PERSON_WORDS:
+            return True
+    return False
+
+
+# A person's name as news writes it when it first gives it: "Lucia Marchetti, 17, ...", "Walter
+# Brigg, who has...", "Anna Price said", "said Anna Price". (Not any name: "Penwick Vets" is a firm.)
+NAME_RUN = r"[A-Z][a-zA-Z'\u2019-]+(?: [A-Z][a-zA-Z'\u2019-]+){1,2}"
+PERSON_GIVEN_RE = re.compile(
+    rf"\b({NAME_RUN})(?:, (?:\d{{1,3}},|who\b|whose\b|aged\b)| (?:said|says|told)\b)|\b(?:said|says) ({NAME_RUN})"
+)
+
+
+def _surnames_before(sentences: Sequence[str]) -> set[str]:
+    """The last words of the people's names earlier sentences gave in full ("Lucia Marchetti":
+    "Marchetti")."""
+    found = set()
+    for sentence in sentences:
+        for match in PERSON_GIVEN_RE.finditer(sentence):
+            words = [word for word in (match.group(1) or match.group(2)).split() if word not in {"The", "A", "An"}]
+            if len(words) >= 2 and words[-1].lower() not in NOT_A_PERSON_WORDS:
+                found.add(words[-1])
+    return found
+
+
+def _unnamed_person(sentence: str, before: Sequence[str], lower: frozenset[str]) -> bool:
+    """A he or she the sentence does not name before it; or a person called by a surname alone
+    that an earlier sentence gave with the first name ("Marchetti took up golf at nine"). A word
+    the article also writes in lower case is a word, not a surname ("Vets say...")."""
+    pronoun = GENDERED_RE.search(sentence)
+    if pronoun and not _person_named(sentence[: pronoun.start()]):
+        return True
+    alone = set(re.findall(r"\b[A-Z][a-z]+\b", NAME_RUN_RE.sub(" ", sentence)))
+    return any(surname in alone and surname.lower() not in lower for surname in _surnames_before(before))
+
+
 def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> float:
     """ "...drove the rise, the guild said": "the rise" is one an earlier sentence told of,
     and quoted alone the reader does not know which. A definite noun that an earlier sentence
     of the article used and the headline does not name makes a sentence lean on its context;
-    so do an "also", a quantity standing for those named before ("Half were offered...") and a
-    title with a surname the article gave in full before ("Mrs Drury")."""
+    so do an "also", a quantity standing for those named before ("Half were offered..."), a
+    title with a surname the article gave in full before ("Mrs Drury"), and a person the sentence
+    does not name: a he or she ("which calls at her stop") or a surname alone ("Marchetti runs")."""
     if not index:
         return 0.0
     sentence = sentences[index]
@@ -435,6 +513,8 @@ def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> flo
     if ALSO_RE.search(sentence) or COUNTED_BEFORE_RE.match(sentence):
         return REFERS_BACK_COST
     if any(re.search(rf"\b{surname}\b", before) for surname in TITLED_SURNAME_RE.findall(sentence)):
+        return REFERS_BACK_COST
+    if _unnamed_person(sentence, sentences[:index], frozenset(re.findall(r"\b[a-z]+\b", " ".join(sentences)))):
         return REFERS_BACK_COST
     earlier = {word_stem(w) for w in words_of(before)}
     nouns = {word_stem(noun) for noun in DEFINITE_RE.findall(sentences[index])}

@@ -427,6 +427,20 @@ LEANING_FACTS = [
         "Mrs Drury said",
         id="a title and a surname given in full before",
     ),
+    pytest.param(
+        "Taxi tyre checks to start in May",
+        "Dunmere's licensing office began checking the tread on licensed taxis this month.\n\n"
+        "Every taxi he checked on Monday had worn tyres, and 14 failed the tyre check.",
+        "taxi he checked",
+        id="a he the sentence does not name",
+    ),
+    pytest.param(
+        "Dance teacher, 81, still teaching tap in Kelford",
+        "Joan Marchetti, 81, has lived in Kelford since 1968.\n\n"
+        "Marchetti runs three dance classes a week, and 40 dance pupils passed their dance exams this year.",
+        "Marchetti runs",
+        id="a surname alone, given in full before",
+    ),
 ]
 
 
@@ -434,8 +448,9 @@ LEANING_FACTS = [
 def test_a_fact_that_adds_to_or_counts_what_came_before_is_not_quoted_alone(
     title: str, body: str, leaning: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # "Councillors also agreed...", "Half were offered...", "Mrs Drury said...": each leans on the
-    # sentence before it, which the reader of the post never saw. Each is the one the composer
+    # "Councillors also agreed...", "Half were offered...", "Mrs Drury said...", "Every taxi he
+    # checked...", "Marchetti runs...": each leans on the sentence before it, which the reader of
+    # the post never saw. Each is the one the composer
     # quoted before (it carries more of the business's words and numbers): without the cost it
     # still is, so this test can fail.
     from posting.composer import extractive

@@ -465,7 +465,7 @@ def test_a_business_with_no_industry_line_borrows_its_trades_usual_topics_howeve
     assert topic.borrowed == ("manicures", "pedicures", "gel", "acrylic nails")
     assert word_stem("pedicures") in topic.trade
     article = ("Salon owners warned over acrylic nails", "Trading standards have warned salons over acrylic nails.")
-    assert relevance_score(topic=topic, title=article[0], body=article[1]).needs == COMBINED_MIN_BORROWED
+    assert relevance_score(topic=topic, title=article[0], body=article[1]).needs == COMBINED_MIN
     # With the line given, nothing is borrowed: the line names the trade.
     lined = meaning.business_meaning(posts=said, description=["nail salon", *names])
     assert topic_build(industry="nail salon", own_names=names, past_posts=said, meaning=lined).borrowed == ()
