@@ -207,10 +207,10 @@ def test_the_fact_choice_set_names_real_sentences_of_tuned_on_splits() -> None:
         assert all(1 <= number <= count for number in item["best"] + item["fine"]), item
 
 
-def test_the_owner_topics_name_every_business_up_to_blind21() -> None:
+def test_the_owner_topics_name_every_business_up_to_blind23() -> None:
     """tests/data/compose_topics (scripts/topics_eval.py): 3-8 short topics for each business."""
     topics = json.loads((COMPOSE.parent / "compose_topics" / "topics.json").read_text(encoding="utf-8"))
-    wanted = {f"{split}/{slug}" for split in SPLITS[: SPLITS.index("blind21") + 1] for slug in _businesses(split)}
+    wanted = {f"{split}/{slug}" for split in SPLITS[: SPLITS.index("blind23") + 1] for slug in _businesses(split)}
     assert set(topics) == wanted
     for key, chosen in topics.items():
         assert 3 <= len(chosen) <= 8 and all(isinstance(t, str) and 1 <= len(t.split()) <= 4 for t in chosen), key
