@@ -456,16 +456,19 @@ NOT_A_PERSON_WORDS = frozenset(
 )  # fmt: skip
 
 
+def _surname(run: str) -> str | None:
+    """The last word of a run of capitalised words when the run reads as a person's name: two or
+    three words (a leading "The" aside), the last not a body's, a place's or a date's word."""
+    words = [word for word in run.split() if word not in {"The", "A", "An"}]
+    last = re.sub(r"['\u2019]s$", "", words[-1]) if words else ""
+    return last if 2 <= len(words) <= 3 and last.lower() not in NOT_A_PERSON_WORDS else None
+
+
 def _person_named(text: str) -> bool:
-    """Whether ``text`` names a person: by a title, a person's noun, or a name of two or three words
-    that is not a body's or a place's."""
+    """Whether ``text`` names a person: by a title, a person's noun, or a person's name."""
     if TITLE_RE.search(text) or PERSON_NOUN_RE.search(text):
         return True
-    for run in NAME_RUN_RE.findall(text):
-        words = [word for word in run.split() if word not in {"The", "A", "An"}]
-        if 2 <= len(words) <= 3 and words[-1].lower().strip("'\u2019s") not in NOT_A_PERSON_WORDS:
-            return True
-    return False
+    return any(_surname(run) for run in NAME_RUN_RE.findall(text))
 
 
 # A person's name as news writes it when it first gives it: "Lucia Marchetti, 17, ...", "Walter
@@ -479,13 +482,8 @@ PERSON_GIVEN_RE = re.compile(
 def _surnames_before(sentences: Sequence[str]) -> set[str]:
     """The last words of the people's names earlier sentences gave in full ("Lucia Marchetti":
     "Marchetti")."""
-    found = set()
-    for sentence in sentences:
-        for match in PERSON_GIVEN_RE.finditer(sentence):
-            words = [word for word in (match.group(1) or match.group(2)).split() if word not in {"The", "A", "An"}]
-            if len(words) >= 2 and words[-1].lower() not in NOT_A_PERSON_WORDS:
-                found.add(words[-1])
-    return found
+    found = (_surname(match.group(1) or match.group(2)) for s in sentences for match in PERSON_GIVEN_RE.finditer(s))
+    return {surname for surname in found if surname}
 
 
 def _unnamed_person(sentence: str, before: Sequence[str], lower: frozenset[str]) -> bool:
