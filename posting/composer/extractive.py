@@ -41,6 +41,9 @@ REFERS_BACK_COST = 1.5
 # ... and one naming it in other words ("linked the boom to"): always a pointer back, never the
 # article's own subject, so it costs about what a number, a name and the business's word bring.
 TOLD_BEFORE_COST = 3.0
+# ... and one about a person it does not name ("which calls at her stop", "Marchetti runs"): the
+# reader cannot guess who, where "the council" is usually plain enough, so it costs as much.
+UNNAMED_PERSON_COST = 3.0
 MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 400
 LINK_IN_BIO = "Link in bio."
@@ -460,8 +463,10 @@ def _surname(run: str) -> str | None:
     """The last word of a run of capitalised words when the run reads as a person's name: two or
     three words (a leading "The" aside), the last not a body's, a place's or a date's word."""
     words = [word for word in run.split() if word not in {"The", "A", "An"}]
-    last = re.sub(r"['\u2019]s$", "", words[-1]) if words else ""
-    return last if 2 <= len(words) <= 3 and last.lower() not in NOT_A_PERSON_WORDS else None
+    if not 2 <= len(words) <= 3 or any(re.search(r"['\u2019]s$", word) for word in words[:-1]):
+        return None  # "Fairtrade's Ghana (coordinator)": an owner's thing, not a name
+    last = re.sub(r"['\u2019]s$", "", words[-1])
+    return last if last.lower() not in NOT_A_PERSON_WORDS else None
 
 
 def _person_named(text: str) -> bool:
@@ -513,7 +518,7 @@ def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> flo
     if any(re.search(rf"\b{surname}\b", before) for surname in TITLED_SURNAME_RE.findall(sentence)):
         return REFERS_BACK_COST
     if _unnamed_person(sentence, sentences[:index], frozenset(re.findall(r"\b[a-z]+\b", " ".join(sentences)))):
-        return REFERS_BACK_COST
+        return UNNAMED_PERSON_COST
     earlier = {word_stem(w) for w in words_of(before)}
     nouns = {word_stem(noun) for noun in DEFINITE_RE.findall(sentences[index])}
     unnamed = nouns - title_stems

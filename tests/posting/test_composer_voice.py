@@ -466,6 +466,7 @@ def test_a_fact_that_adds_to_or_counts_what_came_before_is_not_quoted_alone(
         return post.text
 
     monkeypatch.setattr(extractive, "REFERS_BACK_COST", 0.0)
+    monkeypatch.setattr(extractive, "UNNAMED_PERSON_COST", 0.0)
     assert leaning in quoted()
     monkeypatch.undo()
     text = quoted()
