@@ -509,6 +509,19 @@ def test_an_account_with_no_topics_is_asked_for_them_on_the_voice_and_drafts_pag
     assert 'id="topics-hint"' not in member_client.get(drafts_page).content.decode()
 
 
+def _nail_studio_composed(account: Account, *, industry: str, captions: list[str]) -> None:
+    """The account as a nail studio with these Instagram captions and no topics, after a compose run
+    over one article of its trade."""
+    from posting.composer.services import drafts_compose_for_account
+    from tests.posting.test_composer import article_create
+
+    account.industry = industry
+    account.save(update_fields=["industry"])
+    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": t} for t in captions])
+    article_create(account, title="Salons warned over acrylic nail chemicals")
+    drafts_compose_for_account(account=Account.objects.get(pk=account.pk))
+
+
 @pytest.mark.django_db
 def test_the_voice_page_shows_the_topics_borrowed_from_the_trade_until_the_owner_names_some(
     member_client: Client, account: Account
@@ -516,15 +529,9 @@ def test_the_voice_page_shows_the_topics_borrowed_from_the_trade_until_the_owner
     # A nail studio of three captions and no topics: the night's relevance borrows its trade's
     # usual topics (relevance.topic_build); the Voice page says which, so the owner can do better.
     from posting.composer.services import drafts_compose_for_account
-    from tests.posting.test_composer import article_create
 
-    account.industry = "nail salon"
-    account.save(update_fields=["industry"])
     captions = ["Fresh gel set for Saturday \U0001f485 #polishpot", "Chrome tips, bold colour.", "December diary open."]
-    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": t} for t in captions])
-    article_create(account, title="Salons warned over acrylic nail chemicals")
-
-    drafts_compose_for_account(account=Account.objects.get(pk=account.pk))
+    _nail_studio_composed(account, industry="nail salon", captions=captions)
 
     assert Account.objects.get(pk=account.pk).borrowed_topics == ["manicures", "pedicures", "gel", "acrylic nails"]
     page = member_client.get(f"/a/{account.slug}/voice/").content.decode()
@@ -547,21 +554,13 @@ def test_the_voice_page_shows_borrowed_topics_to_an_account_with_no_industry_how
 ) -> None:
     # Eighteen captions say plenty, but no industry line was given: relevance borrows the trade's
     # usual topics all the same (relevance.told_little), and the page's ask for topics says which.
-    from posting.composer.services import drafts_compose_for_account
-    from tests.posting.test_composer import article_create
-
-    account.industry = ""
-    account.save(update_fields=["industry"])
     captions = ["Fresh set for Saturday \U0001f485 #polishpot", "Chrome tips, bold colour.", "December diary open."]
     said = [
         f"{caption} Our nail technicians shape, file and paint nails for every occasion, {day}."
         for caption in captions
         for day in ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays")
     ]
-    voice_import(account=account, platform=Platform.INSTAGRAM, posts=[{"text": t} for t in said])
-    article_create(account, title="Salons warned over acrylic nail chemicals")
-
-    drafts_compose_for_account(account=Account.objects.get(pk=account.pk))
+    _nail_studio_composed(account, industry="", captions=said)
 
     assert Account.objects.get(pk=account.pk).borrowed_topics == ["manicures", "pedicures", "gel", "acrylic nails"]
     page = member_client.get(f"/a/{account.slug}/voice/").content.decode()
