@@ -4,7 +4,7 @@ from django.http import HttpRequest
 
 from posting import services
 from posting.errors import DraftInvalid
-from posting.models import ComposeSkip, Draft, DraftRevision, LLMUsage, PastPost, VoiceProfile
+from posting.models import ComposeSkip, Draft, DraftRevision, LLMUsage, PastPost, TaughtArticle, VoiceProfile
 
 
 class DraftRevisionInline(admin.TabularInline):
@@ -154,3 +154,15 @@ class ComposeSkipAdmin(admin.ModelAdmin):
     list_display = ["created_at", "account", "platform", "article", "reason"]
     list_filter = ["reason", "platform"]
     raw_id_fields = ["article"]
+
+
+@admin.register(TaughtArticle)
+class TaughtArticleAdmin(admin.ModelAdmin):
+    """What customers taught by "Draft it anyway": read-only here (they forget one on the Voice page)."""
+
+    list_display = ["created_at", "account", "title", "taught_by"]
+    raw_id_fields = ["article"]
+    readonly_fields = ["account", "article", "title", "text", "taught_by", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

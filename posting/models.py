@@ -294,3 +294,32 @@ class ComposeSkip(models.Model):
 
     def __str__(self) -> str:
         return f"skip {self.platform} article {self.article_id}: {self.reason}"
+
+
+class TaughtArticle(models.Model):
+    """An article the customer had drafted although relevance skipped it ("Draft it anyway").
+
+    It tells us what news matters to the business beyond what its posts say (a café's late
+    buses, a garage's road closures): its headline and lead are read for closeness with the
+    business's posts when the next nights' articles are ranked (``composer.services.account_meaning``),
+    the most recent ``TAUGHT_READ`` of them. The text
+    is kept here, so what was taught does not change if the article is fetched again. The
+    customer can forget one on the Voice page.
+    """
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="taught_articles")
+    article = models.ForeignKey("research.Article", on_delete=models.SET_NULL, null=True, related_name="+")
+    title = models.CharField(max_length=500)
+    # The headline and lead as relevance reads them (relevance.taught_text).
+    text = models.TextField()
+    taught_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Its vector for relevance, written the first night it is read (as ``PastPost.meaning``).
+    meaning = models.BinaryField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["account", "article"], name="taught_article_unique")]
+
+    def __str__(self) -> str:
+        return f"taught article {self.article_id} for account {self.account_id}"

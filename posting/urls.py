@@ -7,6 +7,7 @@ urlpatterns = [
     path("a/<slug:slug>/drafts/", views.drafts, name="drafts"),
     path("a/<slug:slug>/drafts/bulk/", views.drafts_bulk, name="drafts-bulk"),
     path("a/<slug:slug>/drafts/undo/", views.drafts_undo, name="drafts-undo"),
+    path("a/<slug:slug>/drafts/skipped/<int:article_id>/draft/", views.skipped_draft, name="skipped-draft"),
     path("a/<slug:slug>/drafts/<int:draft_id>/", views.draft_detail, name="draft"),
     path("a/<slug:slug>/drafts/<int:draft_id>/approve/", views.draft_approve, name="draft-approve"),
     path("a/<slug:slug>/drafts/<int:draft_id>/reject/", views.draft_reject, name="draft-reject"),

@@ -25,7 +25,8 @@ from notifications import selectors as notification_selectors
 from notifications import services as notification_services
 from notifications.errors import NotificationSettingsInvalid
 from posting import cards, page_cache, selectors, services
-from posting.composer.selectors import skipped_stories_recent
+from posting.composer.selectors import article_drafted, skipped_article, skipped_stories_recent
+from posting.composer.services import skipped_article_draft
 from posting.errors import AccountSettingsInvalid, DraftInvalid, DraftStateError
 from posting.models import Draft, DraftRevision
 from posting.review.services import Opened, approval_pace_note_for, review_opened, reviews_shown
@@ -82,6 +83,39 @@ def _drafts_page(request: AuthenticatedHttpRequest, account: Account) -> HttpRes
         "skipped": skipped_stories_recent(account=account),
     }
     return render(request, "posting/drafts.html", context)
+
+
+@require_POST
+@member_required
+def skipped_draft(request: AuthenticatedHttpRequest, account: Account, article_id: int) -> HttpResponse:
+    """ "Draft it anyway": draft an article relevance skipped, judged by the gate at once."""
+    _require_decider(request, account)
+    article = skipped_article(account=account, article_id=article_id)
+    if article is None:
+        if article_drafted(account=account, article_id=article_id):
+            # A second tap, or another member was quicker: what they asked for is there.
+            messages.info(request, "Already drafted: it is in your drafts.")
+            return redirect("drafts", slug=account.slug)
+        raise Http404("No skipped article with that id.")
+    done = skipped_article_draft(account=account, article=article, user=request.user)
+    drafts = done.drafts
+    title = _first_words(article.title, 12)
+    if not drafts:
+        messages.error(
+            request,
+            f"Could not draft \u201c{title}\u201d: no sentence of it is usable as a post, or Instagram needs an "
+            "image your settings allow. It stays out of your drafts.",
+        )
+        return redirect("drafts", slug=account.slug)
+    passed = [d for d in drafts if d.gate_verdict == Draft.Verdict.PASSED]
+    where = " and ".join(str(d.get_platform_display()) for d in drafts)
+    said = f"Drafted \u201c{title}\u201d for {where}."
+    if len(passed) < len(drafts):
+        said += " The fact check held back what it could not confirm: see why under Held back."
+    if done.taught:
+        said += " We will look for more news like it."
+    messages.success(request, said)
+    return redirect("drafts", slug=account.slug)
 
 
 @require_GET

@@ -78,6 +78,7 @@ ROLE_MATRIX: dict[str, str] = {
     "a/<slug:slug>/drafts/<int:draft_id>/reject/": "edit",
     "a/<slug:slug>/drafts/<int:draft_id>/source/": "read",
     "a/<slug:slug>/drafts/bulk/": "edit",
+    "a/<slug:slug>/drafts/skipped/<int:article_id>/draft/": "edit",
     "a/<slug:slug>/drafts/undo/": "edit",
     "a/<slug:slug>/history/": "read",
     "a/<slug:slug>/history/<int:publication_id>/retry/": "edit",
@@ -103,6 +104,7 @@ ROLE_MATRIX: dict[str, str] = {
     "a/<slug:slug>/voice/import-channel/": "edit",
     "a/<slug:slug>/voice/relearn/": "edit",
     "a/<slug:slug>/voice/settings/": "edit",
+    "a/<slug:slug>/voice/taught/<int:taught_id>/forget/": "edit",
     "a/<slug:slug>/voice/upload/": "edit",
 }
 

@@ -52,6 +52,10 @@ class BusinessFile:
     instagram_posts: list[str]
     # Optional in the file (not one of BUSINESS_KEYS): the topics the business chose.
     topics: list[str] = field(default_factory=list)
+    # Never read from a file: what the customer taught by "Draft it anyway" (models.TaughtArticle,
+    # relevance.taught_text), read for closeness after the posts as the product reads it
+    # (meaning.BusinessMeaning.taught; scripts/taught_eval.py).
+    taught: list[str] = field(default_factory=list)
 
     def posts(self, platform: str) -> list[str]:
         return self.instagram_posts if platform == INSTAGRAM else self.facebook_posts
@@ -138,7 +142,9 @@ def business_topic(business: BusinessFile, *, vocabularies: bool = True, meaning
         past_posts=posts,
         topics=business.topics,
         vocabularies=vocabularies,
-        meaning=business_meaning(posts=list(dict.fromkeys(posts)), description=description) if meaning else None,
+        meaning=business_meaning(posts=list(dict.fromkeys(posts)), description=description, taught=business.taught)
+        if meaning
+        else None,
     )
 
 

@@ -179,7 +179,9 @@ def _own_trade(industry: str, posts: bytes) -> tuple[int, float]:
 
 def _placed(industry: str, business: BusinessMeaning) -> tuple[int, float]:
     """The business's own entry and its fit (``_own_trade``), keyed so both callers share its cache."""
-    return _own_trade(" ".join(industry.split()), np.ascontiguousarray(business.vectors, dtype=np.float32).tobytes())
+    return _own_trade(
+        " ".join(industry.split()), np.ascontiguousarray(business.own_vectors, dtype=np.float32).tobytes()
+    )
 
 
 def trade_contrast(*, industry: str, business: BusinessMeaning, vectors: Vectors) -> TradeContrast | None:

@@ -120,6 +120,18 @@ class BusinessMeaning:
     # Read as a few more posts by the combined score only (``Closeness.described``): a business
     # whose posts carry few trade words ("Barber shop", chatty posts) is still known by its trade.
     described: Vectors | None = None
+    # How many of the last ``posts`` are articles the customer taught us (``TaughtArticle``): read
+    # for closeness like posts, but not for what the business is (its trade's place, how much its
+    # posts say): a café that asked for the late buses is no bus company.
+    taught: int = 0
+
+    @property
+    def own_posts(self) -> tuple[str, ...]:
+        return self.posts[: len(self.posts) - self.taught]
+
+    @property
+    def own_vectors(self) -> Vectors:
+        return self.vectors[: len(self.vectors) - self.taught]
 
 
 @dataclass(frozen=True)
@@ -156,6 +168,8 @@ def business_meaning(
     vectors: Sequence[Vectors | None] | None = None,
     description: Sequence[str] = (),
     described: Vectors | None = None,
+    taught: Sequence[str] = (),
+    taught_vectors: Sequence[Vectors | None] | None = None,
 ) -> BusinessMeaning | None:
     """The business's posts as vectors, or None without the model or without posts.
 
@@ -164,12 +178,18 @@ def business_meaning(
     own names (blank ones skipped), embedded together in one short pass (cached in the process
     by their text), unless ``described`` holds their stored vectors (``Account.description_meaning``:
     in a worker the pass is a round trip to the embedding process, behind the articles').
+    ``taught`` (and their stored ``taught_vectors``): articles the customer taught us, read after
+    the posts (``BusinessMeaning.taught``); a business with taught articles and no posts yet has
+    no meaning (nothing says what it is).
     """
     stored = list(vectors) if vectors is not None else [None] * len(posts)
     pairs = [(post, vector) for post, vector in zip(posts, stored, strict=True) if post.strip()]
-    pairs = pairs[:BUSINESS_MAX_POSTS]
+    taught_stored = list(taught_vectors) if taught_vectors is not None else [None] * len(taught)
+    taught_pairs = [(text, vector) for text, vector in zip(taught, taught_stored, strict=True) if text.strip()]
+    pairs = pairs[: BUSINESS_MAX_POSTS - len(taught_pairs)]
     if not pairs or not model_available():
         return None
+    pairs += taught_pairs
     said = description_texts(description)
     if not said:
         described = None
@@ -181,7 +201,10 @@ def business_meaning(
     fresh = iter(embedded)
     rows = [vector if vector is not None else next(fresh) for _, vector in pairs]
     return BusinessMeaning(
-        vectors=np.vstack(rows).astype(np.float32), posts=tuple(post for post, _ in pairs), described=described
+        vectors=np.vstack(rows).astype(np.float32),
+        posts=tuple(post for post, _ in pairs),
+        described=described,
+        taught=len(taught_pairs),
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -36,11 +37,19 @@ from posting.composer.meaning import (
     vectors_pack,
     vectors_unpack,
 )
-from posting.composer.relevance import BusinessTopic, Relevance, relevance_score, same_story, story_print
+from posting.composer.relevance import (
+    BusinessTopic,
+    Relevance,
+    relevance_score,
+    same_story,
+    story_print,
+    taught_text,
+)
 from posting.composer.relevance_judge import BusinessBrief, RelevanceJudge, borderline, relevance_judge
-from posting.composer.selectors import account_platforms, account_topic, recent_story_prints
+from posting.composer.selectors import TAUGHT_READ, account_platforms, account_topic, recent_story_prints
+from posting.gate.services import draft_gate
 from posting.llm import llm_configured
-from posting.models import ComposeSkip, Composition, Draft, LLMUsage, PastPost, VoiceProfile
+from posting.models import ComposeSkip, Composition, Draft, LLMUsage, PastPost, TaughtArticle, VoiceProfile
 from posting.selectors import account_rejection_reasons, account_sign_offs
 from posting.services import draft_revision_record
 from research.models import Article
@@ -121,20 +130,14 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         # posts, industry or chosen topics changed), through the manager so the page is fresh.
         Account.objects.filter(pk=account.pk).update(borrowed_topics=list(topic.borrowed))
         account.borrowed_topics = list(topic.borrowed)
-    run = _Run(
-        use_llm=llm_configured(),
-        own_names=[account.name, *(str(n) for n in account.own_names if isinstance(account.own_names, list))],
-        sign_offs=account_sign_offs(account=account),
-        topic=topic,
-        donts=account_rejection_reasons(account=account),
-        judge=relevance_judge(
-            account=account,
-            business=BusinessBrief(
-                name=account.name,
-                industry=account.industry,
-                posts=meaning.posts if meaning is not None else (),
-                topics=tuple(str(topic) for topic in account.topics) if isinstance(account.topics, list) else (),
-            ),
+    run = _run_start(account=account, topic=topic)
+    run.judge = relevance_judge(
+        account=account,
+        business=BusinessBrief(
+            name=account.name,
+            industry=account.industry,
+            posts=meaning.posts if meaning is not None else (),
+            topics=tuple(str(topic) for topic in account.topics) if isinstance(account.topics, list) else (),
         ),
     )
     stories = recent_story_prints(account=account, since=timezone.now() - STORY_MEMORY)
@@ -188,37 +191,14 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         for platform in open_platforms:
             if remaining[platform] <= 0:
                 continue
-            # Facebook carries the link (its preview shows the publisher's own card); Instagram
-            # needs an image of its own, which only the account's setting allows.
-            image_url = ""
-            if platform == Platform.INSTAGRAM:
-                skip = _instagram_image_skip(account=account, article=article)
-                if skip:
-                    _skip_record(skips, account=account, platform=platform, article=article, reason=skip)
-                    continue
-                image_url = article.lead_image_url
-            composed, usage, fallback_reason = _compose(
+            draft = _article_draft(
                 account=account,
                 article=article,
                 platform=platform,
-                profile=profiles.get(platform),
                 profiles=profiles,
                 run=run,
-            )
-            if composed is None:
-                _skip_record(
-                    skips, account=account, platform=platform, article=article, reason=ComposeSkip.Reason.NO_SENTENCES
-                )
-                continue
-            draft = draft_create(
-                account=account,
-                article=article,
-                platform=platform,
-                composed=composed,
-                llm_usage=usage,
-                fallback_reason=fallback_reason,
                 relevance=relevance.as_dict(),
-                image_url=image_url,
+                skips=skips,
             )
             if draft is not None:
                 drafts.append(draft)
@@ -229,6 +209,74 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
     # A concurrent run for this account may have recorded the same skip: the first one stands.
     ComposeSkip.objects.bulk_create(skips, ignore_conflicts=True)
     return drafts
+
+
+@dataclass(frozen=True)
+class SkippedDrafted:
+    """What "Draft it anyway" did: the new drafts (each judged by the gate) and whether the
+    article now teaches relevance."""
+
+    drafts: list[Draft]
+    taught: bool
+
+
+def skipped_article_draft(*, account: Account, article: Article, user: User | None) -> SkippedDrafted:
+    """Draft an article the composer skipped, because the customer asked ("Draft it anyway").
+
+    Relevance, the story already drafted and the day's cadence are the customer's to overrule;
+    the gate is not: each new draft is judged before this returns (as an edit is), so the page
+    shows it in the drafts or held back, never "being checked". An article skipped as off topic
+    also teaches relevance what the business is about (``TaughtArticle``, read the next nights
+    with its posts); one skipped as a story already drafted was about the business and teaches
+    nothing. Instagram still needs an image the settings allow, and the drafts count towards the
+    day's cadence like any other.
+    """
+    reasons = [ComposeSkip.Reason.OFF_TOPIC, ComposeSkip.Reason.SAME_STORY]
+    with transaction.atomic():
+        skips = ComposeSkip.objects.filter(account=account, article=article, reason__in=reasons)
+        off_topic = skips.filter(reason=ComposeSkip.Reason.OFF_TOPIC).exists()
+        skips.delete()
+        if off_topic:
+            TaughtArticle.objects.get_or_create(
+                account=account,
+                article=article,
+                defaults={
+                    "title": article.title[:500],
+                    "text": taught_text(title=article.title, body=article.text),
+                    "taught_by": user,
+                },
+            )
+    handled = {platform for platform, _ in _handled(account=account, articles=[article])}
+    platforms = [p for p in account_platforms(account=account) if p not in handled]
+    if not platforms:
+        return SkippedDrafted(drafts=[], taught=off_topic)
+    profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
+    run = _run_start(account=account, topic=account_topic(account=account))
+    skips_new: list[ComposeSkip] = []
+    drafts = [
+        draft
+        for platform in platforms
+        if (
+            draft := _article_draft(
+                account=account,
+                article=article,
+                platform=platform,
+                profiles=profiles,
+                run=run,
+                relevance={"asked": True},
+                skips=skips_new,
+            )
+        )
+        is not None
+    ]
+    ComposeSkip.objects.bulk_create(skips_new, ignore_conflicts=True)
+    return SkippedDrafted(drafts=[draft_gate(draft_id=draft.pk) for draft in drafts], taught=off_topic)
+
+
+def taught_article_forget(*, account: Account, taught_id: int) -> bool:
+    """Stop reading one taught article (the Voice page's "Forget"); False if there was none."""
+    deleted, _ = TaughtArticle.objects.filter(account=account, pk=taught_id).delete()
+    return bool(deleted)
 
 
 MAX_TOPICS = 30
@@ -303,6 +351,60 @@ class _Run:
     judge: RelevanceJudge | None = None
 
 
+def _run_start(*, account: Account, topic: BusinessTopic) -> _Run:
+    return _Run(
+        use_llm=llm_configured(),
+        own_names=[account.name, *(str(n) for n in account.own_names if isinstance(account.own_names, list))],
+        sign_offs=account_sign_offs(account=account),
+        topic=topic,
+        donts=account_rejection_reasons(account=account),
+    )
+
+
+def _article_draft(
+    *,
+    account: Account,
+    article: Article,
+    platform: str,
+    profiles: dict[str, VoiceProfile],
+    run: _Run,
+    relevance: dict[str, Any],
+    skips: list[ComposeSkip],
+) -> Draft | None:
+    """One draft of ``article`` for ``platform``, or None with the reason added to ``skips``
+    (None too when a concurrent run drafted it first)."""
+    # Facebook carries the link (its preview shows the publisher's own card); Instagram
+    # needs an image of its own, which only the account's setting allows.
+    image_url = ""
+    if platform == Platform.INSTAGRAM:
+        skip = _instagram_image_skip(account=account, article=article)
+        if skip:
+            _skip_record(skips, account=account, platform=platform, article=article, reason=skip)
+            return None
+        image_url = article.lead_image_url
+    composed, usage, fallback_reason = _compose(
+        account=account,
+        article=article,
+        platform=platform,
+        profile=profiles.get(platform),
+        profiles=profiles,
+        run=run,
+    )
+    if composed is None:
+        _skip_record(skips, account=account, platform=platform, article=article, reason=ComposeSkip.Reason.NO_SENTENCES)
+        return None
+    return draft_create(
+        account=account,
+        article=article,
+        platform=platform,
+        composed=composed,
+        llm_usage=usage,
+        fallback_reason=fallback_reason,
+        relevance=relevance,
+        image_url=image_url,
+    )
+
+
 def _compose(
     *,
     account: Account,
@@ -375,24 +477,29 @@ def _ranked(articles: list[Article], *, topic: BusinessTopic, rotation: int = 0)
 
 
 def account_meaning(*, account: Account) -> BusinessMeaning | None:
-    """The account's most recent posts as the sentence model's vectors (None: words alone).
+    """The account's most recent posts as the sentence model's vectors (None: words alone), and
+    after them the articles it taught us (``TaughtArticle``, read for closeness only).
 
     Each post is embedded once, the first night it is read, and its vector kept on the row
-    (``PastPost.meaning``); later nights read it."""
+    (``PastPost.meaning``, ``TaughtArticle.meaning``); later nights read it."""
     if not model_available():
         return None
+    # The articles it taught us are read for closeness after the posts (BusinessMeaning.taught).
+    taught = [
+        row
+        for row in TaughtArticle.objects.filter(account=account).values_list("pk", "text", "meaning")[:TAUGHT_READ]
+        if row[1].strip()
+    ]
     rows = [
         row
         for row in PastPost.objects.filter(account=account)
         .exclude(text="")
         .order_by("-posted_at", "-pk")
-        .values_list("pk", "text", "meaning")[:BUSINESS_MAX_POSTS]
+        .values_list("pk", "text", "meaning")[: BUSINESS_MAX_POSTS - len(taught)]
         if row[1].strip()  # as business_meaning keeps them, so the vectors line up with the rows
     ]
-    stored: list[Vectors | None] = []
-    for _, text, meaning in rows:
-        vectors = vectors_unpack(meaning, digest=text_digest(text))
-        stored.append(vectors[0] if vectors is not None and len(vectors) == 1 else None)
+    stored = [_stored_vector(text, meaning) for _, text, meaning in rows]
+    taught_stored = [_stored_vector(text, meaning) for _, text, meaning in taught]
     listed = account.own_names if isinstance(account.own_names, list) else []
     topics = account.topics if isinstance(account.topics, list) else []
     # Read by the combined score as a few more posts (meaning.Closeness.described); stored under
@@ -409,7 +516,12 @@ def account_meaning(*, account: Account) -> BusinessMeaning | None:
     if described is not None and len(described) != len(said):
         described = None
     business = business_meaning(
-        posts=[text for _, text, _ in rows], vectors=stored, description=description, described=described
+        posts=[text for _, text, _ in rows],
+        vectors=stored,
+        description=description,
+        described=described,
+        taught=[text for _, text, _ in taught],
+        taught_vectors=taught_stored,
     )
     if business is None:
         return None
@@ -418,14 +530,28 @@ def account_meaning(*, account: Account) -> BusinessMeaning | None:
         # A plain queryset: the vector is on no page, so the account's content version stays.
         QuerySet(model=Account).filter(pk=account.pk).update(description_meaning=packed)
         account.description_meaning = packed
-    fresh = [
-        PastPost(pk=pk, meaning=vectors_pack(business.vectors[index : index + 1], digest=text_digest(text)))
-        for index, (pk, text, _) in enumerate(rows)
-        if stored[index] is None
+    # Each row's vector is stored the first night it is read: one query per kind, then none.
+    own = len(business.vectors) - business.taught
+    posts_fresh = [
+        PastPost(pk=pk, meaning=vectors_pack(business.vectors[i : i + 1], digest=text_digest(text)))
+        for i, (pk, text, _) in enumerate(rows)
+        if stored[i] is None
     ]
-    if fresh:
-        PastPost.objects.bulk_update(fresh, ["meaning"])  # one query, the first night only
+    taught_fresh = [
+        TaughtArticle(pk=pk, meaning=vectors_pack(business.vectors[own + i : own + i + 1], digest=text_digest(text)))
+        for i, (pk, text, _) in enumerate(taught)
+        if taught_stored[i] is None
+    ]
+    if posts_fresh:
+        PastPost.objects.bulk_update(posts_fresh, ["meaning"])
+    if taught_fresh:
+        TaughtArticle.objects.bulk_update(taught_fresh, ["meaning"])
     return business
+
+
+def _stored_vector(text: str, meaning: bytes | memoryview | None) -> Vectors | None:
+    vectors = vectors_unpack(meaning, digest=text_digest(text))
+    return vectors[0] if vectors is not None and len(vectors) == 1 else None
 
 
 def _articles_vectors(articles: list[Article], *, rotation: int = 0) -> dict[int, Vectors]:

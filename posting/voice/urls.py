@@ -12,4 +12,5 @@ urlpatterns = [
     path("import-channel/", views.voice_import_channel, name="import-channel"),
     path("relearn/", views.voice_relearn_view, name="relearn"),
     path("settings/", views.voice_settings, name="settings"),
+    path("taught/<int:taught_id>/forget/", views.voice_taught_forget, name="taught-forget"),
 ]

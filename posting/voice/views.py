@@ -10,14 +10,16 @@ from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.files.uploadedfile import UploadedFile
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.access import member_required
 from accounts.models import Account, Platform
 from accounts.selectors import member_may_edit
-from posting.composer.services import account_compose_settings_set
+from posting.composer.selectors import taught_articles
+from posting.composer.services import account_compose_settings_set, taught_article_forget
 from posting.voice.parsing import MAX_UPLOAD_BYTES, VoiceImportError, posts_parse
 from posting.voice.selectors import past_posts_say_little, voice_platforms
 from posting.voice.services import (
@@ -78,6 +80,7 @@ def voice(request: HttpRequest, account: Account) -> HttpResponse:
         "borrowed": [] if account.topics else [str(t) for t in account.borrowed_topics or []],
         "form": VoiceUploadForm(),
         "settings_form": _settings_form(account),
+        "taught": taught_articles(account=account),
         "can_edit": member_may_edit(user=request.user, account=account),
     }
     return render(request, "posting/voice.html", context)
@@ -154,6 +157,17 @@ def voice_settings(request: HttpRequest, account: Account) -> HttpResponse:
     )
     messages.success(request, "Saved. The next drafts follow these settings.")
     return redirect("voice:voice", slug=account.slug)
+
+
+@require_POST
+@member_required
+def voice_taught_forget(request: HttpRequest, account: Account, taught_id: int) -> HttpResponse:
+    """Stop reading one article the customer had drafted from the skipped list."""
+    _require_editor(request, account)
+    if not taught_article_forget(account=account, taught_id=taught_id):
+        raise Http404("No such article was taught.")
+    messages.success(request, "Forgotten. The next drafts no longer look for news like it.")
+    return redirect(f"{reverse('voice:voice', kwargs={'slug': account.slug})}#taught")
 
 
 @require_POST
