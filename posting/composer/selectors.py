@@ -50,15 +50,19 @@ def account_topic(*, account: Account, meaning: BusinessMeaning | None = None) -
     )
 
 
-def recent_story_prints(*, account: Account, since: datetime) -> list[tuple[int, StoryPrint]]:
-    """The stories the account has drafts about since ``since``: (article id, its print)."""
+def recent_story_prints(*, account: Account, since: datetime) -> list[tuple[int, str, StoryPrint]]:
+    """The stories the account has drafts about since ``since``: (article id, headline, its print)."""
     articles = (
         Article.objects.filter(drafts__account=account, drafts__created_at__gte=since)
         .distinct()
         .values_list("pk", "title", "text", "meaning")
     )
     return [
-        (pk, story_print(title=title, body=text, vectors=vectors_unpack(meaning, digest=text_digest(title, text))))
+        (
+            pk,
+            title,
+            story_print(title=title, body=text, vectors=vectors_unpack(meaning, digest=text_digest(title, text))),
+        )
         for pk, title, text, meaning in articles
     ]
 

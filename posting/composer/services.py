@@ -175,7 +175,9 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         # The article's vectors were stored on the row while it was ranked (_articles_vectors).
         stored = vectors_unpack(article.meaning, digest=text_digest(article.title, article.text))
         printed = story_print(title=article.title, body=article.text, vectors=stored)
-        repeated = next((pk for pk, other in stories if pk != article.pk and same_story(printed, other)), None)
+        repeated = next(
+            (title for pk, title, other in stories if pk != article.pk and same_story(printed, other)), None
+        )
         if repeated is not None:
             for platform in open_platforms:
                 _skip_record(
@@ -184,7 +186,8 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
                     platform=platform,
                     article=article,
                     reason=ComposeSkip.Reason.SAME_STORY,
-                    detail=f"Same story as article {repeated}, already drafted.",
+                    # The customer knows a story by its headline, not our id for it.
+                    detail=f"Same story as \u201c{repeated[:200]}\u201d, already drafted.",
                 )
             continue
         drafted_any = False
@@ -205,7 +208,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
                 drafted_any = True
                 remaining[platform] -= 1
         if drafted_any:
-            stories.append((article.pk, printed))
+            stories.append((article.pk, article.title, printed))
     # A concurrent run for this account may have recorded the same skip: the first one stands.
     ComposeSkip.objects.bulk_create(skips, ignore_conflicts=True)
     return drafts

@@ -77,6 +77,11 @@ def test_the_same_story_from_another_outlet_is_not_drafted_twice(account: Accoun
     [drafted] = {d.article_id for d in drafts}
     [skipped] = {first.pk, retold.pk} - {drafted}
     assert {s.reason for s in ComposeSkip.objects.filter(article_id=skipped)} == {ComposeSkip.Reason.SAME_STORY}
+    # Named by the headline the customer saw, not by our id for it.
+    title = first.title if drafted == first.pk else retold.title
+    assert {s.detail for s in ComposeSkip.objects.filter(article_id=skipped)} == {
+        f"Same story as \u201c{title}\u201d, already drafted."
+    }
     assert drafts_compose_for_account(account=account) == []
 
 
