@@ -88,17 +88,17 @@ def _drafts_page(request: AuthenticatedHttpRequest, account: Account) -> HttpRes
 @require_POST
 @member_required
 def skipped_draft(request: AuthenticatedHttpRequest, account: Account, article_id: int) -> HttpResponse:
-    """ "Draft it anyway": draft an article relevance skipped, judged by the gate at once."""
+    """Draft it anyway: draft an article relevance skipped, judged by the gate at once."""
     _require_decider(request, account)
     article = skipped_article(account=account, article_id=article_id)
     if article is None:
         if article_drafted(account=account, article_id=article_id):
-            # A second tap, or another member was quicker: what they asked for is there.
-            messages.info(request, "Already drafted: it is in your drafts.")
-            return redirect("drafts", slug=account.slug)
+            return _already_drafted(request, account)
         raise Http404("No skipped article with that id.")
     done = skipped_article_draft(account=account, article=article, user=request.user)
     drafts = done.drafts
+    if not drafts and article_drafted(account=account, article_id=article_id):
+        return _already_drafted(request, account)
     title = _first_words(article.title, 12)
     if not drafts:
         messages.error(
@@ -115,6 +115,12 @@ def skipped_draft(request: AuthenticatedHttpRequest, account: Account, article_i
     if done.taught:
         said += " We will look for more news like it."
     messages.success(request, said)
+    return redirect("drafts", slug=account.slug)
+
+
+def _already_drafted(request: AuthenticatedHttpRequest, account: Account) -> HttpResponse:
+    # A second tap, or another member was quicker: what they asked for is there.
+    messages.info(request, "Already drafted: it is in your drafts.")
     return redirect("drafts", slug=account.slug)
 
 
