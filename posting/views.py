@@ -100,16 +100,15 @@ def skipped_draft(request: AuthenticatedHttpRequest, account: Account, article_i
     if not drafts and article_drafted(account=account, article_id=article_id):
         return _already_drafted(request, account)
     title = _first_words(article.title, 12)
+    refused = "; ".join(f"{platform}: {reason}" for platform, reason in done.refused)
     if not drafts:
-        messages.error(
-            request,
-            f"Could not draft \u201c{title}\u201d: no sentence of it is usable as a post, or Instagram needs an "
-            "image your settings allow. It stays out of your drafts.",
-        )
+        messages.error(request, f"Could not draft \u201c{title}\u201d ({refused or 'nothing to draft'}).")
         return redirect("drafts", slug=account.slug)
     passed = [d for d in drafts if d.gate_verdict == Draft.Verdict.PASSED]
     where = " and ".join(str(d.get_platform_display()) for d in drafts)
     said = f"Drafted \u201c{title}\u201d for {where}."
+    if refused:
+        said += f" Not for {refused}."
     if len(passed) < len(drafts):
         said += " The fact check held back what it could not confirm: see why under Held back."
     if done.taught:

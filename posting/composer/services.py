@@ -221,6 +221,8 @@ class SkippedDrafted:
 
     drafts: list[Draft]
     taught: bool
+    # Each platform it could not be drafted for, and why (``ComposeSkip.Reason`` labels).
+    refused: list[tuple[str, str]] = field(default_factory=list)
 
 
 def skipped_article_draft(*, account: Account, article: Article, user: User | None) -> SkippedDrafted:
@@ -273,7 +275,8 @@ def skipped_article_draft(*, account: Account, article: Article, user: User | No
         is not None
     ]
     ComposeSkip.objects.bulk_create(skips_new, ignore_conflicts=True)
-    return SkippedDrafted(drafts=[draft_gate(draft_id=draft.pk) for draft in drafts], taught=off_topic)
+    refused = [(Platform(skip.platform).label, ComposeSkip.Reason(skip.reason).label) for skip in skips_new]
+    return SkippedDrafted(drafts=[draft_gate(draft_id=draft.pk) for draft in drafts], taught=off_topic, refused=refused)
 
 
 def taught_article_forget(*, account: Account, taught_id: int) -> bool:

@@ -174,9 +174,11 @@ def test_instagram_still_needs_an_image_the_settings_allow(account: Account, mem
     account.use_article_images = False
     account.save(update_fields=["use_article_images"])
 
-    _draft_it(member_client, account, article)
+    response = _draft_it(member_client, account, article)
 
     assert [d.platform for d in Draft.objects.filter(account=account, article=article)] == [Platform.FACEBOOK_PAGE]
+    page = member_client.get(response["Location"]).content.decode()
+    assert "for Facebook Page. Not for Instagram: Article images are off in the settings (Instagram needs one)." in page
     skip = ComposeSkip.objects.get(account=account, article=article)
     assert (skip.platform, skip.reason) == (Platform.INSTAGRAM, ComposeSkip.Reason.IMAGE_NOT_ALLOWED)
 
@@ -261,3 +263,20 @@ def test_relevance_reads_only_the_most_recent_taught_articles(account: Account) 
     assert meaning.posts[-1] == "Kite festival number 2."
     # Read for closeness only: not the business's words, nor its bar or its trade's place.
     assert "kite" not in account_topic(account=account, meaning=meaning).terms
+
+
+@pytest.mark.django_db
+def test_an_article_with_nothing_to_quote_says_why_for_each_platform(account: Account, member_client: Client) -> None:
+    article = _skipped(_with_posts(account), "Subscribe today", "Click here to subscribe to our newsletter.")
+
+    response = _draft_it(member_client, account, article)
+
+    assert not Draft.objects.filter(account=account, article=article).exists()
+    page = member_client.get(response["Location"]).content.decode()
+    assert (
+        "Could not draft \u201cSubscribe today\u201d (Facebook Page: No sentence in the article is usable as a post; "
+        "Instagram: No sentence in the article is usable as a post)." in page
+    )
+    # Still remembered as news the owner wanted, and no longer on the skipped list.
+    assert TaughtArticle.objects.filter(account=account, article=article).exists()
+    assert "Draft it anyway" not in page
