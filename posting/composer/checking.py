@@ -187,7 +187,9 @@ def relevance_rank(
 def _judge(business: BusinessFile, *, topic: BusinessTopic, use_llm: bool | None, limit: int) -> RelevanceJudge | None:
     if use_llm is False or not llm_configured():
         return None
-    posts = topic.meaning.posts if topic.meaning is not None else (*business.facebook_posts, *business.instagram_posts)
+    posts = (
+        topic.meaning.own_posts if topic.meaning is not None else (*business.facebook_posts, *business.instagram_posts)
+    )
     brief = BusinessBrief(name=business.name, industry=business.industry, posts=posts, topics=tuple(business.topics))
     return RelevanceJudge(account=None, business=brief, limit=limit)
 

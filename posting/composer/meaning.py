@@ -275,7 +275,8 @@ def closeness(business: BusinessMeaning, vectors: Vectors) -> Closeness:
     per_passage = _nearest_mean(sims)
     score = float(np.sort(per_passage)[-BEST_PASSAGES:].mean())
     best = int(np.argmax(per_passage))
-    post = int(np.argmax(sims[best]))
+    # Shown as "close in meaning to your post ...": one of its own posts, never an article it taught us.
+    post = int(np.argmax(sims[best][: len(business.own_posts)]))
     described = None
     if business.described is not None and len(business.described):
         both = np.hstack([sims, vectors @ business.described.T])

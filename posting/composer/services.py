@@ -136,7 +136,7 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         business=BusinessBrief(
             name=account.name,
             industry=account.industry,
-            posts=meaning.posts if meaning is not None else (),
+            posts=meaning.own_posts if meaning is not None else (),
             topics=tuple(str(topic) for topic in account.topics) if isinstance(account.topics, list) else (),
         ),
     )
@@ -231,9 +231,9 @@ def skipped_article_draft(*, account: Account, article: Article, user: User | No
     Relevance, the story already drafted and the day's cadence are the customer's to overrule;
     the gate is not: each new draft is judged before this returns (as an edit is), so the page
     shows it in the drafts or held back, never "being checked". An article skipped as off topic
-    also teaches relevance what the business is about (``TaughtArticle``, read the next nights
-    with its posts); one skipped as a story already drafted was about the business and teaches
-    nothing. Instagram still needs an image the settings allow, and the drafts count towards the
+    also tells relevance what news matters to the business (``TaughtArticle``, read for closeness
+    with its posts the next nights); one skipped as a story already drafted was about the
+    business and teaches nothing. Instagram still needs an image the settings allow, and the drafts count towards the
     day's cadence like any other.
     """
     reasons = [ComposeSkip.Reason.OFF_TOPIC, ComposeSkip.Reason.SAME_STORY]
@@ -258,22 +258,19 @@ def skipped_article_draft(*, account: Account, article: Article, user: User | No
     profiles = {p.platform: p for p in VoiceProfile.objects.filter(account=account)}
     run = _run_start(account=account, topic=account_topic(account=account))
     skips_new: list[ComposeSkip] = []
-    drafts = [
-        draft
-        for platform in platforms
-        if (
-            draft := _article_draft(
-                account=account,
-                article=article,
-                platform=platform,
-                profiles=profiles,
-                run=run,
-                relevance={"asked": True},
-                skips=skips_new,
-            )
+    drafts: list[Draft] = []
+    for platform in platforms:
+        draft = _article_draft(
+            account=account,
+            article=article,
+            platform=platform,
+            profiles=profiles,
+            run=run,
+            relevance={"asked": True},  # the card says "you asked for it", not a score
+            skips=skips_new,
         )
-        is not None
-    ]
+        if draft is not None:
+            drafts.append(draft)
     ComposeSkip.objects.bulk_create(skips_new, ignore_conflicts=True)
     refused = [(Platform(skip.platform).label, ComposeSkip.Reason(skip.reason).label) for skip in skips_new]
     return SkippedDrafted(drafts=[draft_gate(draft_id=draft.pk) for draft in drafts], taught=off_topic, refused=refused)

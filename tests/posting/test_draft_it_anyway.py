@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.models import Account, Platform, Role
 from posting.composer.checking import article_file_load, business_file_load
+from posting.composer.meaning import article_vectors, closeness
 from posting.composer.selectors import TAUGHT_READ, account_topic, taught_articles
 from posting.composer.services import account_meaning, drafts_compose_for_account
 from posting.models import ComposeSkip, Draft, PastPost, TaughtArticle
@@ -263,6 +264,9 @@ def test_relevance_reads_only_the_most_recent_taught_articles(account: Account) 
     assert meaning.posts[-1] == "Kite festival number 2."
     # Read for closeness only: not the business's words, nor its bar or its trade's place.
     assert "kite" not in account_topic(account=account, meaning=meaning).terms
+    # A draft's "close in meaning to your post ..." names one of its posts, never a taught article.
+    kites = article_vectors(title="Kite festival returns", body="The kite festival number 3 returns to the beach.")
+    assert kites is not None and closeness(meaning, kites).nearest_post in BIKE_POSTS
 
 
 @pytest.mark.django_db
