@@ -298,3 +298,39 @@ def test_the_customer_walk_bulk_approve_queue_undo_post_now_and_a_held_back_edit
             assert refused == []
         finally:
             browser.close()
+
+
+def test_a_customer_drafts_a_skipped_article_anyway_on_a_phone(product: RunningProduct) -> None:
+    """The demo's off-topic articles are listed as skipped; the owner taps "Draft it anyway" on
+    one: it comes back drafted and fact-checked, says why it is there, and the Voice page lists it
+    as news asked for, with "Forget"."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
+            page.goto(f"{product.base_url}/")
+            page.fill("#id_username", "demo")
+            page.fill("#id_password", product.password())
+            page.click("button[type=submit]")
+
+            page.get_by_text("Skipped: not about your business").tap()
+            skipped = page.locator("div.skipped").first
+            title = skipped.inner_text().splitlines()[0].split(" (")[0].strip()
+            skipped.get_by_role("button", name=re.compile("^Draft it anyway: ")).tap()
+
+            expect(page.locator(".messages")).to_contain_text("Drafted \u201c")
+            expect(page.locator(".messages")).to_contain_text("We will look for more news like it.")
+            # Judged before the page came back: offered for approval, or held back with its reason.
+            if "held back" not in page.locator(".messages").inner_text():
+                asked = page.locator("article.card", has_text="you asked for it from the skipped list")
+                expect(asked.first.locator(".status.passed")).to_have_text("Fact-checked")
+            else:
+                expect(page.locator("#held-back")).to_be_visible()
+
+            page.get_by_role("navigation", name="Main").get_by_role("link", name="Voice").tap()
+            expect(page.locator("#taught")).to_contain_text(title[:40])
+            expect(page.locator("#taught").get_by_role("button", name=re.compile("^Forget: "))).to_be_visible()
+        finally:
+            browser.close()
