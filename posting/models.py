@@ -301,10 +301,9 @@ class TaughtArticle(models.Model):
 
     It tells us what news matters to the business beyond what its posts say (a café's late
     buses, a garage's road closures): its headline and lead are read for closeness with the
-    business's posts when the next nights' articles are ranked (``composer.services.account_meaning``),
-    the most recent ``TAUGHT_READ`` of them. The text
-    is kept here, so what was taught does not change if the article is fetched again. The
-    customer can forget one on the Voice page.
+    business's posts when the next nights' articles are ranked, the most recent ``TAUGHT_READ``
+    of them (``composer.services.account_meaning``). The text is kept here, so what was taught
+    does not change if the article is fetched again. The customer can forget one on the Voice page.
     """
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="taught_articles")
