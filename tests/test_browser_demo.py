@@ -14,11 +14,15 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.browser import CHROMIUM, CHROMIUM_FLAGS, ROOT, landed_run_serving, needs_chromium
 from tests.phone import PHONE_PROBLEMS_JS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -52,6 +56,14 @@ def product(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningProduct
         )
 
 
+def _sign_in(page: Page, product: RunningProduct) -> None:
+    """Log in with the demo login `make run` printed; lands on the Drafts page."""
+    page.goto(f"{product.base_url}/")
+    page.fill("#id_username", "demo")
+    page.fill("#id_password", product.password())
+    page.click("button[type=submit]")
+
+
 def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: RunningProduct) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -67,10 +79,7 @@ def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: Runn
             )
 
             # given: the login make run printed
-            page.goto(f"{product.base_url}/")
-            page.fill("#id_username", "demo")
-            page.fill("#id_password", product.password())
-            page.click("button[type=submit]")
+            _sign_in(page, product)
 
             # when: the first draft waiting is approved with one tap
             first = page.locator("article.card").first
@@ -126,10 +135,7 @@ def test_every_customer_page_is_usable_on_a_375_px_phone(product: RunningProduct
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
-            page.goto(f"{product.base_url}/")
-            page.fill("#id_username", "demo")
-            page.fill("#id_password", product.password())
-            page.click("button[type=submit]")
+            _sign_in(page, product)
             # The first draft starts on the first screen (its image and opening line in view):
             # the header, heading and bulk box leave it at least a third of the screen.
             top = page.locator("article.card").first.bounding_box()
@@ -228,10 +234,7 @@ def test_the_customer_walk_bulk_approve_queue_undo_post_now_and_a_held_back_edit
             page.on(
                 "console", lambda message: refused.append(message.text) if "Content Security" in message.text else None
             )
-            page.goto(f"{product.base_url}/")
-            page.fill("#id_username", "demo")
-            page.fill("#id_password", product.password())
-            page.click("button[type=submit]")
+            _sign_in(page, product)
             expect(page.get_by_role("heading", name="Drafts for")).to_be_visible()
 
             def card(n: int) -> Locator:
@@ -310,10 +313,7 @@ def test_a_customer_drafts_a_skipped_article_anyway_on_a_phone(product: RunningP
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
-            page.goto(f"{product.base_url}/")
-            page.fill("#id_username", "demo")
-            page.fill("#id_password", product.password())
-            page.click("button[type=submit]")
+            _sign_in(page, product)
 
             page.get_by_text("Skipped: not about your business").tap()
             skipped = page.locator("div.skipped").first

@@ -12,8 +12,20 @@ from accounts.models import Account, Platform, Role
 from posting.composer.services import drafts_compose_for_account
 from posting.gate.services import drafts_gate_pending
 from posting.models import ComposeSkip, Draft
+from research.models import Article
 from tests import factories
 from tests.posting.test_composer import article_create
+
+
+def retold_article_create(account: Account) -> Article:
+    """article_create's story (the waterfront bike lanes) told by another outlet in other words."""
+    return article_create(
+        account,
+        title="Waterfront bike lanes for Harbour City",
+        body="Harbour City opens 12 kilometres of protected bike lanes on the waterfront on 3 May, the council said.\n"
+        "Mayor Ana Lopes expects 6,000 riders a day on the 4.2 million euro route between the ferry terminal "
+        "and the old town.",
+    )
 
 
 @pytest.mark.django_db
@@ -63,13 +75,7 @@ def test_an_article_from_another_trade_is_skipped_as_off_topic_with_its_score(ac
 @pytest.mark.django_db
 def test_the_same_story_from_another_outlet_is_not_drafted_twice(account: Account) -> None:
     first = article_create(account)
-    retold = article_create(
-        account,
-        title="Waterfront bike lanes for Harbour City",
-        body="Harbour City opens 12 kilometres of protected bike lanes on the waterfront on 3 May, the council said.\n"
-        "Mayor Ana Lopes expects 6,000 riders a day on the 4.2 million euro route between the ferry terminal "
-        "and the old town.",
-    )
+    retold = retold_article_create(account)
 
     drafts = drafts_compose_for_account(account=account)
 

@@ -21,6 +21,7 @@ from posting.composer.services import account_meaning, drafts_compose_for_accoun
 from posting.models import ComposeSkip, Draft, PastPost, TaughtArticle
 from research.models import Article
 from tests import factories
+from tests.posting.test_compose_pages import retold_article_create
 from tests.posting.test_composer import article_create
 
 BIKE_POSTS = [
@@ -150,13 +151,7 @@ def test_what_it_teaches_lets_the_next_such_story_in_where_an_untaught_twin_skip
 @pytest.mark.django_db
 def test_a_story_already_drafted_is_drafted_anyway_but_teaches_nothing(account: Account, member_client: Client) -> None:
     first = article_create(account)
-    retold = article_create(
-        account,
-        title="Waterfront bike lanes for Harbour City",
-        body="Harbour City opens 12 kilometres of protected bike lanes on the waterfront on 3 May, the council said.\n"
-        "Mayor Ana Lopes expects 6,000 riders a day on the 4.2 million euro route between the ferry terminal "
-        "and the old town.",
-    )
+    retold = retold_article_create(account)
     drafted = {d.article_id for d in drafts_compose_for_account(account=account)}
     [skipped_id] = {first.pk, retold.pk} - drafted
     skipped = Article.objects.get(pk=skipped_id)
