@@ -62,6 +62,10 @@ def _sign_in(page: Page, product: RunningProduct) -> None:
     page.fill("#id_username", "demo")
     page.fill("#id_password", product.password())
     page.click("button[type=submit]")
+    # The click returns once the navigation starts; the approve/reject script is deferred, so a
+    # tap before the Drafts page has loaded would take the no-JavaScript path (a full post and
+    # redirect) instead of the in-place answer the walks check.
+    page.wait_for_url("**/drafts/", wait_until="load")
 
 
 def test_a_customer_approves_a_draft_on_a_phone_and_sees_it_landed(product: RunningProduct) -> None:
@@ -251,6 +255,7 @@ def test_the_customer_walk_bulk_approve_queue_undo_post_now_and_a_held_back_edit
 
             # The Queue lists each with the time it goes out, in the account's zone.
             page.get_by_role("navigation", name="Main").get_by_role("link", name="Queue").click()
+            page.wait_for_url("**/queue/")
             zone = page.locator("main > p.muted strong").first.inner_text()
             assert zone
             for n in range(3):
@@ -260,6 +265,7 @@ def test_the_customer_walk_bulk_approve_queue_undo_post_now_and_a_held_back_edit
 
             # Undo from the toast: approve a fourth in place, then "Undo" on its card.
             page.get_by_role("navigation", name="Main").get_by_role("link", name="Drafts").click()
+            page.wait_for_url("**/drafts/", wait_until="load")  # the in-place script is deferred
             card(3).get_by_role("button", name=re.compile("^Approve: ")).click()
             decided = page.locator("article.card.decided")
             expect(decided).to_contain_text("Approved: it goes out")
