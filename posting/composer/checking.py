@@ -181,7 +181,11 @@ def relevance_rank(
         if relevance.judged is not None:
             row["judged"] = {"share": relevance.judged, "reason": relevance.judge_reason}
         rows.append(row)
-    return sorted(rows, key=lambda row: (-row["score"], row["article"]))
+    # Best first means the articles Landed would draft first, then the ones it would skip, each by
+    # score: a skipped article can outscore a drafted one (its words showed no sign of the trade, or
+    # the drafted one was admitted by its closeness in meaning alone), and a reader taking the top
+    # of the list must get what the night would draft.
+    return sorted(rows, key=lambda row: (not row["relevant"], -row["score"], row["article"]))
 
 
 def _judge(business: BusinessFile, *, topic: BusinessTopic, use_llm: bool | None, limit: int) -> RelevanceJudge | None:

@@ -27,11 +27,29 @@ def test_relevance_rank_prints_one_json_list_best_first_with_the_trade_on_top() 
 
     assert len(ranked) == len(list(ARTICLES.glob("*.txt")))
     assert {"article", "score", "relevant"} <= set(ranked[0])
-    scores = [row["score"] for row in ranked]
-    assert scores == sorted(scores, reverse=True)
+    decisions = [row["relevant"] for row in ranked]
+    assert decisions == sorted(decisions, reverse=True)
+    for drafted in (True, False):
+        scores = [row["score"] for row in ranked if row["relevant"] is drafted]
+        assert scores == sorted(scores, reverse=True)
     relevant = {row["article"] for row in ranked if row["relevant"]}
     assert relevant and all(name.startswith("food-") for name in relevant)
     assert all(isinstance(row["score"], float) for row in ranked)
+
+
+def test_best_first_puts_every_article_it_would_draft_above_every_one_it_would_skip() -> None:
+    """A brewery's skipped railway-restoration story (its name's word "engine shed", no sign of
+    brewing) outscores a drafted one: the top of the list is still what the night would draft."""
+    blind3 = DEV.parent / "blind3"
+    business = str(blind3 / "businesses" / "engine-shed-brewery.json")
+    ranked = json.loads(run("relevance_rank", "--business", business, "--articles", str(blind3 / "articles"), "--json"))
+
+    drafted = [row for row in ranked if row["relevant"]]
+    skipped = [row for row in ranked if not row["relevant"]]
+    assert drafted and skipped
+    assert ranked[: len(drafted)] == drafted
+    # The case this is about: a skipped article scoring above a drafted one.
+    assert max(row["score"] for row in skipped) > min(row["score"] for row in drafted)
 
 
 def test_compose_check_prints_a_gated_draft_in_the_business_voice() -> None:

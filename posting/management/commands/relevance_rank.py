@@ -2,7 +2,8 @@
 
 Public interface (issue 10): with ``--json`` it prints one JSON list, best first, of
 ``{"article": "<file name>", "score": float, "relevant": bool}`` (plus ``"matched"``: the
-business's words the article is about). No database rows are read: the business is the
+business's words the article is about). Best first: the relevant articles by score, then the
+rest by score. No database rows are read: the business is the
 file (see ``posting/composer/checking.py``).
 """
 
