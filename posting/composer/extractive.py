@@ -315,6 +315,7 @@ class _ArticleReading:
 def _article_reading(title: str, body: str) -> _ArticleReading:
     sentences = sentences_split(body)
     title_stems = {word_stem(w) for w in words_of(title)}
+    earlier = _EarlierSentences(lower=frozenset(re.findall(r"\b[a-z]+\b", " ".join(sentences))))
     facts = []
     for index, sentence in enumerate(sentences):
         stems = {word_stem(w) for w in words_of(sentence)}
@@ -328,9 +329,10 @@ def _article_reading(title: str, body: str) -> _ArticleReading:
                 on_story=min(len(stems & title_stems), 2),
                 length_fit=1.0 if 70 <= len(sentence) <= 220 else 0.0,
                 early=0.5 * (1 - index / max(len(sentences), 1)),
-                refers_back=_refers_back(sentences, index, title_stems),
+                refers_back=_refers_back(sentence, index, title_stems, earlier),
             )
         )
+        earlier.add(sentence, stems)
     return _ArticleReading(words=frozenset(words_of(f"{title} {body}")), sentences=tuple(sentences), facts=tuple(facts))
 
 
@@ -491,7 +493,25 @@ def _surnames_before(sentences: Sequence[str]) -> set[str]:
     return {surname for surname in found if surname}
 
 
-def _unnamed_person(sentence: str, before: Sequence[str], lower: frozenset[str]) -> bool:
+@dataclass
+class _EarlierSentences:
+    """What the article's sentences before the one being read have told, gathered as they are read:
+    asking the whole of the text before each sentence again made a long article's reading
+    quadratic (a 35,000-word page took half a minute, a 90,000-word one four)."""
+
+    # Every lower-case word of the whole article (a word it writes in lower case is not a surname).
+    lower: frozenset[str]
+    stems: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)
+    surnames: set[str] = field(default_factory=set)
+
+    def add(self, sentence: str, stems: set[str]) -> None:
+        self.stems |= stems
+        self.words |= set(re.findall(r"\w+", sentence))
+        self.surnames |= _surnames_before([sentence])
+
+
+def _unnamed_person(sentence: str, earlier: _EarlierSentences) -> bool:
     """A he or she the sentence does not name before it; or a person called by a surname alone
     that an earlier sentence gave with the first name ("Marchetti took up golf at nine"). A word
     the article also writes in lower case is a word, not a surname ("Vets say...")."""
@@ -499,10 +519,10 @@ def _unnamed_person(sentence: str, before: Sequence[str], lower: frozenset[str])
     if pronoun and not _person_named(sentence[: pronoun.start()]):
         return True
     alone = set(re.findall(r"\b[A-Z][a-z]+\b", NAME_RUN_RE.sub(" ", sentence)))
-    return any(surname in alone and surname.lower() not in lower for surname in _surnames_before(before))
+    return any(surname in alone and surname.lower() not in earlier.lower for surname in earlier.surnames)
 
 
-def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> float:
+def _refers_back(sentence: str, index: int, title_stems: set[str], earlier: _EarlierSentences) -> float:
     """ "...drove the rise, the guild said": "the rise" is one an earlier sentence told of,
     and quoted alone the reader does not know which. A definite noun that an earlier sentence
     of the article used and the headline does not name makes a sentence lean on its context;
@@ -511,20 +531,17 @@ def _refers_back(sentences: list[str], index: int, title_stems: set[str]) -> flo
     does not name: a he or she ("which calls at her stop") or a surname alone ("Marchetti runs")."""
     if not index:
         return 0.0
-    sentence = sentences[index]
-    before = " ".join(sentences[:index])
     if ALSO_RE.search(sentence) or COUNTED_BEFORE_RE.match(sentence):
         return REFERS_BACK_COST
-    if any(re.search(rf"\b{surname}\b", before) for surname in TITLED_SURNAME_RE.findall(sentence)):
+    if any(surname in earlier.words for surname in TITLED_SURNAME_RE.findall(sentence)):
         return REFERS_BACK_COST
-    if _unnamed_person(sentence, sentences[:index], frozenset(re.findall(r"\b[a-z]+\b", " ".join(sentences)))):
+    if _unnamed_person(sentence, earlier):
         return UNNAMED_PERSON_COST
-    earlier = {word_stem(w) for w in words_of(before)}
-    nouns = {word_stem(noun) for noun in DEFINITE_RE.findall(sentences[index])}
+    nouns = {word_stem(noun) for noun in DEFINITE_RE.findall(sentence)}
     unnamed = nouns - title_stems
     if unnamed & TOLD_BEFORE_NOUNS:
         return TOLD_BEFORE_COST
-    back = {noun for noun in unnamed if noun in earlier and len(noun) > 3}
+    back = {noun for noun in unnamed if noun in earlier.stems and len(noun) > 3}
     return REFERS_BACK_COST if back else 0.0
 
 
