@@ -110,6 +110,8 @@ MIDDLEWARE = [
     "cron.twofactor.StaffTwoFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A customer's tap composes and judges inside the request: its model calls share one budget.
+    "posting.llm.llm_request_budget",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -330,6 +332,10 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 OPENAI_MODEL = env_str("OPENAI_MODEL", "gpt-4o-mini")
 OPENAI_TIMEOUT_S = env_float("OPENAI_TIMEOUT_S", 30.0)
 OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2)
+# Seconds all the model calls of one web request may take together (posting.llm.llm_deadline):
+# well inside gunicorn's 60 s worker timeout (docker-compose.yml), so a slow model makes a tap's
+# draft the offline composer's, never a killed request.
+LLM_REQUEST_BUDGET_S = env_float("LLM_REQUEST_BUDGET_S", 20.0)
 
 # --- Notifications ------------------------------------------------------------------
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

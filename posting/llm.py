@@ -15,7 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -42,6 +45,43 @@ PRICES_PER_MTOK: dict[str, tuple[Decimal, Decimal]] = {
     "gpt-4.1-mini": (Decimal("0.40"), Decimal("1.60")),
     "gpt-4.1": (Decimal("2.00"), Decimal("8.00")),
 }
+
+
+# When the model calls of this context must be done by (time.monotonic()), or None: no limit but
+# each call's own timeout and retries. See ``llm_deadline``.
+_deadline: ContextVar[float | None] = ContextVar("llm_deadline", default=None)
+# Under a deadline, a call with less time than this left is not started: it could not finish.
+DEADLINE_CALL_MIN_S = 0.5
+
+
+@contextmanager
+def llm_deadline(seconds: float) -> Iterator[None]:
+    """Every model call inside the block finishes within ``seconds`` of its start, in all.
+
+    Why: a customer's tap (Draft it anyway, Save and check) composes and judges inside the web
+    request, and each call may take OPENAI_TIMEOUT_S times 1 + OPENAI_MAX_RETRIES; a few of them
+    outlast the web server's worker timeout, which kills the request half done. Under a deadline a
+    call gets the time left and no retries, and once the time is spent no call is started: the
+    callers already fall back (the offline composer, the gate's own checks) when the model does
+    not answer. A nested deadline never extends the one around it.
+    """
+    ends = time.monotonic() + seconds
+    outer = _deadline.get()
+    token = _deadline.set(ends if outer is None else min(outer, ends))
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def llm_request_budget(get_response: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Middleware: every web request's model calls share LLM_REQUEST_BUDGET_S (``llm_deadline``)."""
+
+    def middleware(request: Any) -> Any:
+        with llm_deadline(settings.LLM_REQUEST_BUDGET_S):
+            return get_response(request)
+
+    return middleware
 
 
 class LLMError(Exception):
@@ -99,8 +139,16 @@ def llm_complete_json(
     """
     if not llm_configured():
         raise LLMNotConfigured("No OPENAI_API_KEY is configured.", status=LLMUsage.Status.API_ERROR)
+    timeout, retries = settings.OPENAI_TIMEOUT_S, settings.OPENAI_MAX_RETRIES
+    ends = _deadline.get()
+    if ends is not None:
+        left = ends - time.monotonic()
+        if left < DEADLINE_CALL_MIN_S:
+            # No call was made, so no LLMUsage row: the usage page counts calls, not skips.
+            raise LLMUnavailable("No time left for the model in this request.", status=LLMUsage.Status.TIMEOUT)
+        timeout, retries = min(timeout, left), 0
     record = _CallRecord(account=account, purpose=purpose, model=settings.OPENAI_MODEL)
-    with _client(record) as client:
+    with _client(record, timeout=timeout, max_retries=retries) as client:
         try:
             raw = client.chat.completions.with_raw_response.create(
                 model=settings.OPENAI_MODEL,
@@ -165,7 +213,7 @@ def _json_object(content: str | None) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _client(record: _CallRecord) -> openai.OpenAI:
+def _client(record: _CallRecord, *, timeout: float, max_retries: int) -> openai.OpenAI:
     def count_responses(response: httpx2.Response) -> None:
         record.responses += 1
         if response.status_code == 429:
@@ -174,8 +222,8 @@ def _client(record: _CallRecord) -> openai.OpenAI:
     return openai.OpenAI(
         base_url=settings.OPENAI_BASE_URL or None,
         api_key=settings.OPENAI_API_KEY,
-        timeout=settings.OPENAI_TIMEOUT_S,
-        max_retries=settings.OPENAI_MAX_RETRIES,
+        timeout=timeout,
+        max_retries=max_retries,
         # The client retries 429s internally; this hook lets us count every one of them.
         http_client=openai.DefaultHttpxClient(event_hooks={"response": [count_responses]}),
     )

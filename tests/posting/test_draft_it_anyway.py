@@ -21,6 +21,7 @@ from posting.composer.services import account_meaning, drafts_compose_for_accoun
 from posting.models import ComposeSkip, Draft, PastPost, TaughtArticle
 from research.models import Article
 from tests import factories
+from tests.llm_server import Reply, serve_llm
 from tests.posting.test_compose_pages import retold_article_create
 from tests.posting.test_composer import article_create
 
@@ -279,3 +280,38 @@ def test_an_article_with_nothing_to_quote_says_why_for_each_platform(account: Ac
     # Still remembered as news the owner wanted, and no longer on the skipped list.
     assert TaughtArticle.objects.filter(account=account, article=article).exists()
     assert "Draft it anyway" not in page
+
+
+@pytest.mark.django_db
+def test_a_slow_model_makes_the_tap_the_offline_composers_draft_within_the_requests_budget(
+    settings, account: Account, member_client: Client
+) -> None:
+    """Draft it anyway composes and judges inside the request. A model slower than the request's
+    budget (LLM_REQUEST_BUDGET_S) must not hold it past the web server's worker timeout: the first
+    call gets the time left and no retries, none starts after it, and the drafts are the offline
+    composer's, judged by the gate's own checks. Without the budget each platform would wait for
+    the model once per attempt and per retry (30 s timeouts here). A real HTTP model server."""
+    article = _skipped(_with_posts(account), *STORM)  # skipped before the model is configured
+    server_gen = serve_llm(settings, timeout_s=30.0, max_retries=2)
+    server = next(server_gen)
+    try:
+        server.script(Reply.slow(20.0))
+        settings.LLM_REQUEST_BUDGET_S = 1.0
+
+        response = _draft_it(member_client, account, article)
+        calls = len(server.requests)
+    finally:
+        server_gen.close()
+
+    assert response.status_code == 302
+    assert calls <= 1
+    drafts = Draft.objects.filter(account=account, article=article)
+    assert {d.platform for d in drafts} == {Platform.FACEBOOK_PAGE, Platform.INSTAGRAM}
+    assert all(d.status == Draft.Status.GATED and d.gate_verdict == Draft.Verdict.PASSED for d in drafts)
+    reasons = [d.composition.fallback_reason for d in drafts]
+    assert all(reason.startswith(("The model did not answer", "The model was unavailable")) for reason in reasons), (
+        reasons
+    )
+    # Nothing lost: the customer's ask is remembered, and the skip is gone because it was drafted.
+    assert TaughtArticle.objects.filter(account=account, article=article).exists()
+    assert not ComposeSkip.objects.filter(account=account, article=article).exists()

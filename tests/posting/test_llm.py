@@ -19,6 +19,7 @@ from posting.llm import (
     key_fingerprint,
     llm_claim_judge,
     llm_complete_json,
+    llm_deadline,
     llm_usage_summary,
 )
 from posting.models import LLMUsage
@@ -264,3 +265,31 @@ def test_the_operator_summary_shows_the_key_identity_cost_and_throttles(llm: LLM
     assert summary["statuses"] == {LLMUsage.Status.OK: 1}
     assert summary["per_model"][0]["cost_usd"] == Decimal("0.000150")
     assert "sk-test" not in repr(summary)
+
+
+@pytest.mark.django_db
+def test_under_a_spent_deadline_no_call_is_made_and_none_is_recorded(llm: LLMServer, account) -> None:
+    """A web request's budget (llm_deadline): once it is spent the model is not asked at all,
+    and the usage page counts no call that was never made."""
+    # A deadline inside the request's (a longer one, say) never extends it.
+    with llm_deadline(0.0), llm_deadline(60.0), pytest.raises(LLMUnavailable) as caught:
+        ask(account)
+
+    assert caught.value.status == LLMUsage.Status.TIMEOUT and caught.value.usage is None
+    assert llm.requests == [] and not LLMUsage.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_deadline_gives_a_call_the_time_left_and_no_retries(settings, account) -> None:
+    server_gen = serve_llm(settings, timeout_s=30.0, max_retries=2)
+    server = next(server_gen)
+    try:
+        server.script(Reply.server_error(503))
+        with llm_deadline(5.0), pytest.raises(LLMUnavailable):
+            ask(account)
+        calls = len(server.requests)
+    finally:
+        server_gen.close()
+
+    assert calls == 1  # without a deadline the client retries a 503 twice (three calls)
+    assert LLMUsage.objects.get().status == LLMUsage.Status.SERVER_ERROR
