@@ -715,10 +715,12 @@ def _words_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
         len(evidence) >= 2
         or (len(ours) >= 2 and any(stem in headline and stem in topic.headline_terms for stem in evidence))
     )
-    matched = [topic.labels.get(stem, stem) for stem, _ in ranked]
+    # What "why this article" shows: never a clock mark or a number ("pm", "eighty"), which the
+    # business writes in most posts and any article may share, and which says nothing of the topic.
+    matched = [topic.labels.get(stem, stem) for stem, _ in ranked if stem not in NUMBER_WORDS]
     short = ""
     if not subject:
-        shared = ", ".join(topic.labels.get(stem, stem) for stem, _ in ranked[:3]) or "nothing"
+        shared = ", ".join(matched[:3]) or "nothing"
         short = f"it shares only words of our posts or names ({shared}), no word of our trade"
     elif not enough and len(ours) == 1:
         short = f"it shares one word with us ({topic.labels.get(ours[0], ours[0])}), not a topic"

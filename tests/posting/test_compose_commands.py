@@ -52,6 +52,18 @@ def test_best_first_puts_every_article_it_would_draft_above_every_one_it_would_s
     assert max(row["score"] for row in skipped) > min(row["score"] for row in drafted)
 
 
+def test_why_this_article_never_names_a_clock_mark_or_a_number() -> None:
+    """A caterer writes "2pm" and "eighty guests" in its posts, and so do the county's articles:
+    "pm" is shared, and said nothing about why an article was about the business."""
+    blind25 = DEV.parent / "blind25"
+    business, articles = str(blind25 / "businesses" / "fig-and-thistle.json"), str(blind25 / "articles")
+    ranked = json.loads(run("relevance_rank", "--business", business, "--articles", articles, "--json"))
+
+    shown = {word for row in ranked for word in row["matched"]}
+    assert "caterer" in shown
+    assert not shown & {"pm", "am", "eighty", "twenty"}
+
+
 def test_compose_check_prints_a_gated_draft_in_the_business_voice() -> None:
     result = json.loads(
         run("compose_check", "--business", str(BAKERY), "--article", str(FLOUR), "--platform", "instagram", "--json")
