@@ -20,14 +20,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 import httpx2
 import openai
 from django.conf import settings
-from django.db.models import Count, Sum
 
 from accounts.models import Account
 from posting.gate.core import JUDGE_VERDICTS, JudgeVerdict
@@ -359,30 +357,3 @@ def llm_claim_judge(*, account: Account | None) -> ClaimJudge | None:
     if not llm_configured():
         return None
     return ClaimJudge(account=account)
-
-
-def llm_usage_summary(*, since: datetime) -> dict[str, Any]:
-    """For the operator dashboard: the key in use and what the model cost and did since ``since``."""
-    rows = LLMUsage.objects.filter(created_at__gte=since)
-    per_model = list(
-        rows.values("model")
-        .annotate(
-            calls=Count("id"),
-            prompt_tokens=Sum("prompt_tokens"),
-            completion_tokens=Sum("completion_tokens"),
-            cost_usd=Sum("cost_usd"),
-        )
-        .order_by("model")
-    )
-    statuses = dict(rows.values_list("status").annotate(n=Count("id")).order_by())
-    latest = LLMUsage.objects.exclude(organization="").order_by("-created_at").first()
-    return {
-        "configured": llm_configured(),
-        "model": settings.OPENAI_MODEL,
-        "key_fingerprint": key_fingerprint(settings.OPENAI_API_KEY),
-        "organization": latest.organization if latest else "",
-        "calls": sum(m["calls"] for m in per_model),
-        "throttled_responses": rows.aggregate(n=Sum("throttled_responses"))["n"] or 0,
-        "statuses": statuses,
-        "per_model": per_model,
-    }

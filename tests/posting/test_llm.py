@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Account
+from cron.selectors import llm_usage_summary
 from posting.gate.core import JudgeVerdict
 from posting.llm import (
     JUDGE_PROMPT_VERSION,
@@ -20,7 +21,6 @@ from posting.llm import (
     llm_claim_judge,
     llm_complete_json,
     llm_deadline,
-    llm_usage_summary,
 )
 from posting.models import LLMUsage
 from tests.llm_server import ORGANIZATION, LLMServer, Reply, serve_llm
@@ -256,14 +256,15 @@ def test_the_operator_summary_shows_the_key_identity_cost_and_throttles(llm: LLM
     llm.script(Reply.throttled(retry_after="0.01"), Reply.ok({"answer": "hi"}, prompt_tokens=1000, completion_tokens=0))
     ask(account)
 
-    summary = llm_usage_summary(since=timezone.now() - timedelta(hours=1))
+    summary = llm_usage_summary(since=timezone.now() - timedelta(hours=1))  # what the ops page shows
 
     assert summary["key_fingerprint"] == key_fingerprint("sk-test-landed-0123456789")
     assert summary["organization"] == ORGANIZATION
     assert summary["calls"] == 1
-    assert summary["throttled_responses"] == 1
-    assert summary["statuses"] == {LLMUsage.Status.OK: 1}
-    assert summary["per_model"][0]["cost_usd"] == Decimal("0.000150")
+    assert summary["throttled"] == 1
+    assert summary["by_status"] == {LLMUsage.Status.OK: 1}
+    assert summary["by_purpose"] == {"test": 1}
+    assert summary["cost_usd"] == Decimal("0.000150")
     assert "sk-test" not in repr(summary)
 
 
