@@ -384,7 +384,8 @@ def _segments(text: str, sign_offs: Sequence[str], own_names: Sequence[str] = ()
                 signed = ""
             if not sentence:
                 pass
-            elif _TAGS_ONLY.fullmatch(sentence):
+            elif _TAGS_ONLY.fullmatch("".join(ch for ch in sentence if not _is_emoji(ch))):
+                # Tags with the business's emoji among them ("#fish #chips 🐟") are still its tags.
                 segments.append((sentence, "hashtags"))
             else:
                 segments.append((sentence, ""))

@@ -285,18 +285,37 @@ def _recurs(count: int, n: int) -> bool:
     return count >= MIN_RECURRENCE and count / n >= MIN_RECURRENCE_SHARE
 
 
+# A sign-off is a line, not a paragraph: an address with opening hours ("Gaskell's Hardware, 22
+# Sheep Street, Tolbury · open 8 till 5.30, Monday to Saturday") runs to 80 characters and more.
+SIGN_OFF_MAX_CHARS = 160
+
+
 def _sign_offs(posts: list[str]) -> list[str]:
-    """Closing lines (or closing sentences) that recur across posts, verbatim."""
+    """Closing lines (or closing sentences) that recur across posts, verbatim: with the business's
+    own emoji when it writes them the same way every time ("Cheers from the vines 🍇", "See you in
+    the water 🤙"), else without them (one post's 🍇 and another's 🍷 under the same words)."""
+    with_emoji = _closings(posts, keep_emoji=True)
+    recurring = [text for text, count in with_emoji.most_common(3) if _recurs(count, len(posts))]
+    if recurring:
+        return recurring
+    return [text for text, count in _closings(posts, keep_emoji=False).most_common(3) if _recurs(count, len(posts))]
+
+
+def _closings(posts: list[str], *, keep_emoji: bool) -> Counter[str]:
     closings: Counter[str] = Counter()
     for post in posts:
-        body = _strip_tokens(post).strip()
+        body = post
+        for pattern in (URL_RE, HASHTAG_RE, MENTION_RE) if keep_emoji else (URL_RE, HASHTAG_RE, MENTION_RE, EMOJI_RE):
+            body = pattern.sub("", body)
+        body = body.strip()
         if not body:
             continue
-        lines = [line.strip() for line in body.splitlines() if line.strip()]
+        lines = [" ".join(line.split()) for line in body.splitlines() if line.strip()]
         last = lines[-1] if len(lines) > 1 else re.split(r"(?<=[.!?])\s+", body)[-1]
-        if 0 < len(last) <= 80 and last != body:
+        # An emoji-only closing line is the business's emoji habit, not a sign-off in words.
+        if 0 < len(last) <= SIGN_OFF_MAX_CHARS and last != body and re.search(r"\w", last):
             closings[last] += 1
-    return [text for text, count in closings.most_common(3) if _recurs(count, len(posts))]
+    return closings
 
 
 def _recurring_phrases(posts: list[str], *, sign_offs: list[str]) -> list[str]:

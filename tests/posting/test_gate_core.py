@@ -83,8 +83,24 @@ def test_hashtags_calls_to_action_and_own_names_are_not_claims() -> None:
     assert all(claim.supported and claim.evidence == [] for claim in result.claims if claim.sentence_class != "claim")
 
 
+@pytest.mark.parametrize("text", ["#bike #lanes 🚲", "#bike 🚲 #lanes", "🚲 #bike #lanes"])
+def test_tags_with_the_business_emoji_among_them_are_tags_not_a_claim(text: str) -> None:
+    """Instagram captions end "#fish #chips 🐟": words the article uses, but a line of tags, not a
+    claim the article has to support."""
+    result = gate(text)
+
+    assert result.verdict == "no_substance"
+    assert {claim.sentence_class for claim in result.claims} <= {"hashtags", "emoji"}
+    assert "hashtags" in {claim.sentence_class for claim in result.claims}
+
+
 @pytest.mark.parametrize(
-    "text", ["Big news, stay tuned! 🚲 #cycling", "What do you think? 🤔", "Happy riding! #harbourbikes"]
+    "text",
+    [
+        "Big news, stay tuned! 🚲 #cycling",
+        "What do you think? 🤔",
+        "Happy riding! #harbourbikes",
+    ],
 )
 def test_a_post_with_nothing_checkable_has_no_substance(text: str) -> None:
     result = gate(text)

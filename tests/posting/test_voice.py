@@ -75,6 +75,24 @@ def test_stats_measure_length_emoji_hashtags_person_and_sign_offs() -> None:
     assert stats["length"]["p25"] <= stats["length"]["median"] <= stats["length"]["p75"]
 
 
+def test_a_sign_off_keeps_its_own_emoji_and_may_be_a_long_address_line() -> None:
+    """The sign-off is the closing line as the business writes it (tests/data/compose/README.md):
+    "Cheers from the vines 🍇" under its tags, and a shop's address and hours."""
+    vineyard = [
+        f"{news} 🍇\n#HollinsHillVineyard #EnglishWine\nCheers from the vines 🍇"
+        for news in ("Our 2023 Bacchus is back in stock.", "Budburst on the top slope.", "Cellar door opens Thursday.")
+    ]
+    address = "Gaskell's Hardware, 22 Sheep Street, Tolbury · open 8 till 5.30, Monday to Saturday"
+    shop = [f"{news}\n{address}" for news in ("Logs are back in.", "Frost jackets at £3.99.", "Keys cut today.")]
+    # The same words under different emoji: the words are the sign-off.
+    baked = (("Rye is back.", "🥖"), ("Buns.", "🥐"), ("Pies.", "🥧"))
+    bakery = [f"{news}\nSee you soon {emoji}" for news, emoji in baked]
+
+    assert voice_stats(vineyard)["sign_offs"] == ["Cheers from the vines 🍇"]
+    assert len(address) > 80 and voice_stats(shop)["sign_offs"] == [address]
+    assert voice_stats(bakery)["sign_offs"] == ["See you soon"]
+
+
 def test_the_description_is_in_plain_words() -> None:
     lines = voice_describe(voice_stats(PAST_POSTS), platform_label="Facebook Page")
 
