@@ -22,6 +22,7 @@ BUSINESS_KEYS = {"name", "industry", "own_names", "facebook_posts", "instagram_p
 VOICE_KEYS = {"emoji", "emoji_used", "hashtags", "sign_off", "questions", "person", "you", "links"}
 PLATFORM_POSTS = {"facebook_page": "facebook_posts", "instagram": "instagram_posts"}
 HASHTAG = re.compile(r"#\w+")
+YOU = re.compile(r"\byou(?:'re|'ve|'ll|'d|r|rs|rself|rselves)?\b", re.IGNORECASE)
 LINK = r"https?://|\bwww\.|\b[a-z0-9-]+\.(?:co\.uk|com|org|net|uk)/"
 
 
@@ -102,6 +103,9 @@ def test_voice_labels_match_what_the_posts_show(split: str) -> None:
             assert voice["questions"] in {"often", "sometimes", "never"}, where
             assert (voice["questions"] == "never") == (not any("?" in post for post in posts)), where
             assert voice["person"] in {"we", "i", "none"}, where
+            # "you": in most posts, or never (a stray one in eight aside).
+            saying_you = sum(1 for post in posts if YOU.search(HASHTAG.sub("", post)))
+            assert (2 * saying_you >= len(posts)) if voice["you"] else (4 * saying_you < len(posts)), where
             if voice["sign_off"] is not None:
                 # The closing line, hashtag lines aside (the README's definition): "Nell x" above
                 # "#FernhillClay #StudioPottery" is the sign-off.
