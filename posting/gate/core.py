@@ -599,7 +599,14 @@ def _imperative(lowered: str) -> bool:
         and verb in wordnet().verbs
         and not verb.endswith(("ed", "ing"))
         and verb not in STOPWORDS
+        and verb not in _PREPOSITION_FIRST
     )
+
+
+# Prepositions that are verbs too ("to near", "to round"): a sentence opening with one is a place
+# or a time, not an order ("Near the beach the water can look calm" is the article's fact).
+# "Like" stays a verb there: "Like our page" is the call to action it usually is.
+_PREPOSITION_FIRST = frozenset({"near", "round", "down", "up", "till", "except"})
 
 
 # Who feels it: the business's people, named or not ("everyone at", "all of us at", "the team",

@@ -83,6 +83,23 @@ def test_hashtags_calls_to_action_and_own_names_are_not_claims() -> None:
     assert all(claim.supported and claim.evidence == [] for claim in result.claims if claim.sentence_class != "claim")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Near the ferry terminal the lane will run alongside the water.",
+        "Round the park the lane will run on the old towpath.",
+        "Up the hill from Riverside Park the lane will carry on as a shared path.",
+    ],
+)
+def test_a_sentence_opening_with_a_place_is_a_claim_not_an_order(text: str) -> None:
+    """ "Near", "round" and "up" are verbs too ("to near the shore"); at a sentence's start they name a
+    place, and what follows is the article's fact to check (a drafted sea-kayak post held "Near the
+    beach the water can look calm..." as a call to action, leaving it nothing checkable)."""
+    result = gate(text)
+
+    assert [claim.sentence_class for claim in result.claims] == ["claim"]
+
+
 @pytest.mark.parametrize("text", ["#bike #lanes 🚲", "#bike 🚲 #lanes", "🚲 #bike #lanes"])
 def test_tags_with_the_business_emoji_among_them_are_tags_not_a_claim(text: str) -> None:
     """Instagram captions end "#fish #chips 🐟": words the article uses, but a line of tags, not a
