@@ -113,6 +113,22 @@ SOMBRE_RE = re.compile(
     r"damaged?|attack(?:s|ed)?)\b",
     re.IGNORECASE,
 )
+# Unwelcome news that is no tragedy: what customers pay going up (a duty rise, dearer worktops, a
+# rent review), cuts, delays, strikes and scams. "One we think you'll enjoy." over a price rise
+# reads as if the business were glad of it; the sombre openings pass it on instead. The business's
+# cheerful emoji stay: a wine emoji beside a duty rise offends no one.
+_COSTS = r"(?:prices?|costs?|bills?|tax(?:es)?|dut(?:y|ies)|fees?|rents?|fares?|rates?|premiums?|tariffs?|charges?)"
+_GOING_UP = (
+    r"(?:ris(?:e|es|ing)|rose|increas(?:e|es|ed|ing)|hik(?:e|es|ed)|soar(?:s|ed|ing)?|jump(?:s|ed)?|go(?:es)? up)"
+)
+UNWELCOME_RE = re.compile(
+    rf"\b{_COSTS}\b(?:[^.;:]{{0,40}}?)\b{_GOING_UP}\b|\b{_GOING_UP} in (?:the )?{_COSTS}\b|"
+    r"\b(?:dearer|pricier|more expensive)\b|\b(?:job|service|budget|funding|spending|route|bus) cuts\b|"
+    r"\bcuts? (?:to|in)\b|\bdelay(?:s|ed)?\b|\b(?:on strike|strike action|strikes? (?:by|over|at))\b|"
+    r"\bwalk-?outs?\b|\bscam(?:s|mers?)?\b|\bfraud(?:sters?)?\b|"
+    r"\brogue\b|\bbogus\b|\bcrackdown\b|\bshortfall\b|\bdeficit\b|\blosses\b|\bdeclin(?:e|es|ed|ing)\b",
+    re.IGNORECASE,
+)
 SOMBRE_OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("we", True): (
         "We wanted you to see this.",
@@ -166,6 +182,8 @@ class VoiceTraits:
     sign_off: str
     calls_to_action: list[str]
     target_chars: int
+    # News customers will not welcome (UNWELCOME_RE): the sombre opening, its own emoji kept.
+    unwelcome: bool = False
 
 
 # How the business speaks, which holds across platforms: a platform with no voice of its own
@@ -201,6 +219,7 @@ def voice_traits(
     seed: int = 0,
     article_words: set[str] | None = None,
     sombre: bool = False,
+    unwelcome: bool = False,
 ) -> VoiceTraits:
     """Follow each habit always, never, or in its share of drafts (the same draft, the same choice).
 
@@ -235,6 +254,7 @@ def voice_traits(
         sign_off=str(sign_offs[0]) if sign_offs else "",
         calls_to_action=[str(cta) for cta in stats.get("calls_to_action") or []],
         target_chars=_target_chars(platform, stats),
+        unwelcome=unwelcome,
     )
 
 
@@ -266,6 +286,7 @@ def compose_extractive(
         seed=seed,
         article_words=set(reading.words),
         sombre=is_sombre(title, sentences[0] if sentences else ""),
+        unwelcome=is_unwelcome(title, sentences[0] if sentences else ""),
     )
     opening = _opening(traits, seed)
     closing = _closing(traits, platform=platform, outlet=outlet, bio_link=bio_link, seed=seed)
@@ -566,13 +587,18 @@ def is_sombre(title: str, lead: str) -> bool:
     return bool(SOMBRE_RE.search(title) or SOMBRE_RE.search(lead))
 
 
+def is_unwelcome(title: str, lead: str) -> bool:
+    """News customers will not welcome, short of a tragedy, by its headline or first sentence."""
+    return bool(UNWELCOME_RE.search(title) or UNWELCOME_RE.search(lead))
+
+
 def _cheerful(emoji: str) -> bool:
     # "❤️" is "❤" plus a variation selector; skin tones follow the hand they colour.
     return emoji[:1] in CHEERFUL_EMOJI
 
 
 def _opening(traits: VoiceTraits, seed: int) -> str:
-    options = (SOMBRE_OPENINGS if traits.sombre else OPENINGS)[(traits.person, traits.you)]
+    options = (SOMBRE_OPENINGS if traits.sombre or traits.unwelcome else OPENINGS)[(traits.person, traits.you)]
     return options[seed % len(options)]
 
 
@@ -581,7 +607,8 @@ def _closing(traits: VoiceTraits, *, platform: str, outlet: str, bio_link: bool,
     blocks: list[str] = []
     cta = _call_to_action(traits, seed)
     if traits.question:
-        question = (SOMBRE_QUESTIONS if traits.sombre else QUESTIONS)[(traits.person, traits.you)][(seed >> 4) % 3]
+        asking = SOMBRE_QUESTIONS if traits.sombre or traits.unwelcome else QUESTIONS
+        question = asking[(traits.person, traits.you)][(seed >> 4) % 3]
         cta = f"{question} {cta}".strip()
     if platform == INSTAGRAM and bio_link:
         cta = f"{cta} {LINK_IN_BIO}".strip()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import Account, Platform
-from posting.composer.extractive import INSTAGRAM, ComposedPost, is_sombre, voice_traits
+from posting.composer.extractive import INSTAGRAM, ComposedPost, is_sombre, is_unwelcome, voice_traits
 from posting.gate.core import PASSED, gate_evaluate, sentences_split
 from posting.llm import LLMError, LLMUnavailable, llm_complete_json, usage_mark_malformed
 from posting.models import LLMUsage
@@ -230,7 +230,8 @@ def _user_prompt(
         f"PLATFORM: {PLATFORM_RULES.get(platform, PLATFORM_RULES['facebook_page'])} {_link_rule(platform, bio_link)}",
         f"VOICE: {voice}",
     ]
-    rules = _voice_rules(stats, platform=platform, sombre=is_sombre(title, sentences[0] if sentences else ""))
+    lead = sentences[0] if sentences else ""
+    rules = _voice_rules(stats, platform=platform, sombre=is_sombre(title, lead), unwelcome=is_unwelcome(title, lead))
     if rules:
         parts.append("VOICE RULES:\n" + "\n".join(f"- {rule}" for rule in rules))
     if style_guide:
@@ -248,9 +249,10 @@ def _user_prompt(
     return "\n\n".join(parts)
 
 
-def _voice_rules(stats: dict[str, Any], *, platform: str, sombre: bool = False) -> list[str]:
+def _voice_rules(stats: dict[str, Any], *, platform: str, sombre: bool = False, unwelcome: bool = False) -> list[str]:
     """The voice's habits as instructions: the same decisions the offline composer follows
-    (on bad news, as it does: a serious tone and none of the business's cheerful emoji)."""
+    (on bad news, as it does: a serious tone and none of the business's cheerful emoji; on
+    unwelcome news, a price rise or a cut, it is passed on, not recommended)."""
     if not stats.get("post_count"):
         return []
     traits = voice_traits(stats=stats, platform=platform, sombre=sombre)
@@ -266,6 +268,11 @@ def _voice_rules(stats: dict[str, Any], *, platform: str, sombre: bool = False) 
     ]
     if sombre:
         rules.append("The article is bad news for someone: keep the tone serious; do not celebrate or recommend it.")
+    elif unwelcome:
+        rules.append(
+            "The article is news customers will not welcome (a rise in what they pay, a cut, a delay): "
+            "pass it on plainly; do not present it as good news."
+        )
     if traits.sign_off:
         rules.append(f"End with the sign-off: {traits.sign_off}")
     if traits.calls_to_action:

@@ -16,6 +16,7 @@ from posting.composer.extractive import (
     voice_for_platform,
     voice_traits,
 )
+from posting.composer.llm_composer import _voice_rules
 from posting.composer.relevance import (
     RELEVANT_MIN,
     STOPWORDS,
@@ -145,6 +146,36 @@ def _compose_about(posts: list[str], title: str, body: str, platform: str = "fac
     assert post is not None
     assert gate_evaluate(text=post.text, title=title, body=body).verdict == "passed", post.text
     return post.text
+
+
+RISE_TITLE = "Flour prices to rise by 12 per cent from March, millers say"
+RISE_BODY = (
+    "Bakers will pay 12 per cent more for bread flour from 1 March after the Kelford Guild of Millers "
+    "raised its list prices, blaming a wet harvest.\n"
+    "A 16kg sack of strong white flour will cost £18.40, up from £16.45.\n"
+    "The guild said organic and rye flours would rise by less, around 6 per cent."
+)
+
+
+def test_unwelcome_news_is_passed_on_not_recommended_and_keeps_the_businesss_emoji() -> None:
+    """ "We think you'll like this one" over a flour price rise reads as if the bakery were glad of it."""
+    text = _compose_about(PARTY_BAKER, RISE_TITLE, RISE_BODY)
+    opening = text.split("\n\n")[0]
+
+    assert any(opening.startswith(o) for o in SOMBRE_OPENINGS[("we", True)]), opening
+    assert not any(o in text for group in OPENINGS.values() for o in group)
+    assert "Surprised?" not in text
+    # A price rise is no tragedy: the business's party popper may stay beside it.
+    assert "\U0001f389" in text
+
+
+def test_the_models_instructions_say_so_too() -> None:
+    stats = voice_stats(PARTY_BAKER)
+
+    rules = _voice_rules(stats, platform="facebook_page", unwelcome=True)
+
+    assert any("will not welcome" in rule for rule in rules)
+    assert not any("will not welcome" in rule for rule in _voice_rules(stats, platform="facebook_page"))
 
 
 def test_bad_news_gets_a_grave_opening_and_none_of_the_businesss_party_emoji() -> None:
