@@ -1,8 +1,18 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers and crawlers that ignore the pages' <link rel="icon"> still ask for /favicon.ico:
+    a 404 for it was a warning in the operator's log on every visit."""
+    return HttpResponsePermanentRedirect(static("landed/icon.svg"))
+
+
 urlpatterns = [
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -29,6 +29,13 @@ def test_healthz_answers_without_any_secret() -> None:
     assert response.json() == {"status": "ok"}
 
 
+def test_favicon_ico_leads_to_the_icon_the_pages_name() -> None:
+    """Not a 404 (a warning in the operator's log on every visit from a browser that asks)."""
+    response = Client().get("/favicon.ico")
+
+    assert response.status_code == 301 and response["Location"].endswith("landed/icon.svg")
+
+
 @pytest.mark.django_db
 def test_readyz_is_ready_when_database_and_broker_answer() -> None:
     response = Client().get("/readyz")
