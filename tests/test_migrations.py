@@ -39,3 +39,38 @@ def test_voices_learned_before_names_self_rate_get_it_filled_in() -> None:
         assert profile.stats == {**old, "names_self_rate": 0.5}
     finally:
         call_command("migrate", verbosity=0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_voices_learned_before_session_14_relearn_the_sign_off_as_written() -> None:
+    """posting 0012 relearns the sign-off (with the business's own emoji) and what depends on it,
+    and the third-person rate, from the profile's own past posts; the rest stays as learned."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("posting", "0011_taught_article")], [("posting", "0012_voice_sign_off_as_written")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    apps = executor.loader.project_state(before).apps
+    account = apps.get_model("accounts", "Account").objects.create(
+        name="Hollins Hill Vineyard", slug="hollins", own_names=["Hollins Hill"]
+    )
+    for news in ["Our Bacchus is back in stock.", "Budburst on the top slope.", "Cellar door opens Thursday."]:
+        text = f"{news} \U0001f347\n#HollinsHillVineyard\nCheers from the vines \U0001f347"
+        apps.get_model("posting", "PastPost").objects.create(account=account, platform="instagram", text=text)
+    old = {"post_count": 3, "person": "we", "person_rate": 0.333, "sign_offs": ["Cheers from the vines"]}
+    apps.get_model("posting", "VoiceProfile").objects.create(account=account, platform="instagram", stats=old)
+    try:
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        apps = executor.loader.project_state(after).apps
+        profile = apps.get_model("posting", "VoiceProfile").objects.get(account_id=account.pk)
+        assert profile.stats["sign_offs"] == ["Cheers from the vines \U0001f347"]
+        assert profile.stats["names_self_rate"] == 0.0
+        assert {key: profile.stats[key] for key in old if key != "sign_offs"} == {
+            "post_count": 3,
+            "person": "we",
+            "person_rate": 0.333,
+        }
+    finally:
+        call_command("migrate", verbosity=0)

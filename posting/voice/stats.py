@@ -230,12 +230,22 @@ def _person_rate(posts: list[str]) -> float:
 def names_self_rate(posts: list[str], own_names: Sequence[str]) -> float:
     """The share of posts that name the business ("Skylark over the Renn valley"), by its name or
     a name it goes by: how often it speaks of itself in the third person."""
-    forms = {" ".join(words) for name in own_names if (words := WORD_RE.findall(str(name).lstrip("@#").lower()))}
-    if not forms:
+    # Written as a name, in any case: its words joined by spaces, "&" or "and" (a full stop may end
+    # one: "St. Anne's"), never by a comma. A stonemason called Banker & Mallet who posts "Banker,
+    # mallet, claw chisel. The whole kit." is listing its tools, not speaking of itself.
+    patterns = [
+        re.compile(r"\b" + _NAME_JOIN.join(re.escape(word) for word in words) + r"\b", re.IGNORECASE)
+        for name in own_names
+        # "Fig and Thistle" is also written "Fig & Thistle": the joining word is the join's.
+        if (words := [word for word in WORD_RE.findall(str(name).lstrip("@#")) if word.lower() != "and"])
+    ]
+    if not patterns:
         return 0.0
-    patterns = [re.compile(rf"\b{re.escape(form)}\b") for form in forms]
-    said = [" ".join(WORD_RE.findall(_strip_tokens(post).lower())) for post in posts]
+    said = [_strip_tokens(post) for post in posts]
     return round(sum(1 for text in said if any(pattern.search(text) for pattern in patterns)) / len(posts), 3)
+
+
+_NAME_JOIN = r"(?:\.?\s+|\s*&\s*|\s+and\s+)"
 
 
 def _calls_to_action(posts: list[str], *, sign_offs: list[str]) -> list[str]:

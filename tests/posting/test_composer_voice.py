@@ -914,6 +914,17 @@ def test_a_name_counts_as_a_whole_word_in_any_case() -> None:
     assert voice_stats(posts)["names_self_rate"] == 0.0
 
 
+def test_a_name_split_by_a_comma_is_a_list_not_the_business() -> None:
+    """blind18's stonemason, Banker & Mallet, captions its tools "Banker, mallet, claw chisel.":
+    read as its name, its Instagram looked third person and its drafts there lost its "I"."""
+    names = ["Banker & Mallet"]
+    tools = ["Banker, mallet, claw chisel. The whole kit.", "Slate lettering, halfway.", "Lime putty, four months."]
+    named = ["Banker & Mallet at the quarry.", "banker and mallet, back on Monday.", "Lime putty, four months."]
+
+    assert voice_stats(tools, own_names=names)["names_self_rate"] == 0.0
+    assert voice_stats(named, own_names=names)["names_self_rate"] == pytest.approx(2 / 3, abs=1e-3)
+
+
 def test_a_business_that_never_names_itself_anywhere_stays_third_person() -> None:
     third = voice_stats(["Fresh oyster mushrooms are in this week.", "The cellar is at 12 degrees."] * 4)
     stats = voice_for_platform(third, [third])
