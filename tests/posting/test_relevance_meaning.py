@@ -316,6 +316,9 @@ def test_the_draft_says_which_post_it_is_close_to(account: Account, member_clien
     assert "Why this article: it is close in meaning to your post" in page
     why = page.split("Why this article: it is close in meaning to your post", 1)[1][:400]
     assert any(post[:30] in why for post in HIFI_POSTS) and "(relevance 0." in why
+    # Read on a phone: the strongest few of the business's words, not every one shared.
+    words = why.split("&rdquo; and about ", 1)[1].split(" (relevance", 1)[0].split(", ")
+    assert 1 <= len(words) <= 5
 
 
 def test_a_worker_thread_embeds_in_a_child_process_with_the_same_result() -> None:
