@@ -20,11 +20,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from posting.composer.checking import (
+    PLATFORMS,
     ArticleFile,
     BusinessFile,
     article_file_load,
@@ -32,6 +34,7 @@ from posting.composer.checking import (
     compose_check,
     relevance_rank,
 )
+from posting.composer.extractive import FACEBOOK, INSTAGRAM
 from posting.composer.meaning import article_vectors
 from posting.composer.relevance import same_story, story_print
 from posting.gate.core import PASSED, sentences_split
@@ -45,6 +48,10 @@ TARGETS = {
     "gate_pass_rate": 0.9,
 }
 MAX_FIRST_SENTENCE_OPENINGS = 0.2
+# A draft is "as long as the business's posts" within this factor either way of their median
+# length on that platform (characters, as written; a one-line captioner's 60 against a draft of
+# 120 is twice, and reads twice as long).
+LENGTH_FACTOR = 2.0
 
 
 def splits_present() -> list[str]:
@@ -83,6 +90,9 @@ class SplitScore:
     trait_checks: int = 0
     trait_agreements: int = 0
     trait_misses: dict[str, int] = field(default_factory=dict)
+    # Draft length / the business's median post length on the draft's platform (drafts for a
+    # platform the business has no posts on are not counted).
+    length_ratios: list[tuple[str, float]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -105,6 +115,17 @@ class SplitScore:
     def first_sentence_rate(self) -> float:
         return _ratio(self.first_sentence_openings, self.drafts)
 
+    def length_fit(self, platform: str = "") -> float:
+        """The share of drafts (on ``platform``, or all) within LENGTH_FACTOR of the business's
+        median post, either way."""
+        ratios = [ratio for on, ratio in self.length_ratios if on == platform or not platform]
+        return _ratio(sum(1 / LENGTH_FACTOR <= ratio <= LENGTH_FACTOR for ratio in ratios), len(ratios))
+
+    def length_ratio(self, platform: str = "") -> float:
+        """The median draft's length against the business's median post (1.0: as long)."""
+        ratios = [ratio for on, ratio in self.length_ratios if on == platform or not platform]
+        return statistics.median(ratios) if ratios else 0.0
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "split": self.split,
@@ -119,6 +140,8 @@ class SplitScore:
             "trait_misses": self.trait_misses,
             "gate_pass_rate": round(self.gate_pass_rate, 3),
             "first_sentence_rate": round(self.first_sentence_rate, 3),
+            "length_fit": {platform: round(self.length_fit(platform), 3) for platform in PLATFORMS},
+            "length_ratio": {platform: round(self.length_ratio(platform), 2) for platform in PLATFORMS},
         }
 
 
@@ -214,14 +237,16 @@ def trait_checks(draft: str, voice: dict[str, Any]) -> dict[str, bool]:
 def report_lines(scores: list[SplitScore]) -> list[str]:
     lines = [
         "| split | businesses | articles | precision | recall | same story twice | drafts | voice | gate pass | "
-        "opens with 1st sentence |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "opens with 1st sentence | length within 2x (FB / IG) | length ratio (FB / IG) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for s in scores:
         lines.append(
             f"| {s.split} | {s.businesses} | {s.articles} | {s.relevance_precision:.3f} | {s.relevance_recall:.3f} | "
             f"{s.same_story_doubled}/{s.same_story_pairs} | {s.drafts} | {s.voice_agreement:.3f} | "
-            f"{s.gate_pass_rate:.3f} | {s.first_sentence_rate:.3f} |"
+            f"{s.gate_pass_rate:.3f} | {s.first_sentence_rate:.3f} | "
+            f"{s.length_fit(FACEBOOK):.3f} / {s.length_fit(INSTAGRAM):.3f} | "
+            f"{s.length_ratio(FACEBOOK):.2f} / {s.length_ratio(INSTAGRAM):.2f} |"
         )
     return lines
 
@@ -238,6 +263,9 @@ def _draft_score(
         score.failures.append(f"{business.name}/{platform}/{article.name}: gate {result['gate']['verdict']}")
     if _opens_with_first_sentence(draft, article):
         score.first_sentence_openings += 1
+    posts = business.posts(platform)
+    if posts:
+        score.length_ratios.append((platform, len(draft) / max(statistics.median(len(post) for post in posts), 1)))
     for trait, agrees in trait_checks(draft, voice).items():
         score.trait_checks += 1
         if agrees:

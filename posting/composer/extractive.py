@@ -34,8 +34,19 @@ FACEBOOK = "facebook_page"
 INSTAGRAM = "instagram"
 # Post length when the account has no voice on the platform yet.
 DEFAULT_TARGET_CHARS = {FACEBOOK: 320, INSTAGRAM: 420}
-TARGET_BOUNDS = {FACEBOOK: (120, 900), INSTAGRAM: (120, 1400)}
+TARGET_BOUNDS = {FACEBOOK: (60, 900), INSTAGRAM: (60, 1400)}
 MAX_FACTS = 3
+# "Length per platform as its past posts": the whole draft aims at the business's median post on
+# the platform, and the first fact (there is always one) is the best that keeps the draft within
+# FIRST_FACT_ROOM times it, when one scores within FIRST_FACT_MARGIN of the best sentence (about
+# one of the business's words less; scripts/fact_choice_eval.py: the readers' acceptable share
+# is the same from 2.0 to 3.0 and falls beyond). A business that captions in one line
+# ("Forty-two knives 🙌 #keenedge") gets a line's worth of article rather than its longest
+# sentence. docs/BENCHMARKS.md, "Session 15".
+FIRST_FACT_ROOM = 2.0
+FIRST_FACT_MARGIN = 2.5
+# Below this median a business writes short posts: its drafts open with the short openings.
+SHORT_POST_CHARS = 140
 # What a sentence that points back at an earlier one ("the rise", "the plan") costs as a fact.
 REFERS_BACK_COST = 1.5
 # ... and one naming it in other words ("linked the boom to"): always a pointer back, never the
@@ -85,6 +96,16 @@ OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("I", False): ("This one caught my eye.", "Here's what I'm reading.", "One for my reading list."),
     ("", True): ("Here's a good read for you.", "Here's one for you.", "Worth your time."),
     ("", False): ("Worth a read.", "Good to know.", "Interesting reading."),
+}
+# The same, for a business whose posts are short (SHORT_POST_CHARS): a one-line captioner's
+# draft cannot spend a third of its length on "We think you'll like this one."
+SHORT_OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("we", True): ("Our pick for you.", "For you, from us.", "We saved you this."),
+    ("we", False): ("Caught our eye.", "On our radar.", "Our read today."),
+    ("I", True): ("My pick for you.", "For you, from me.", "I saved you this."),
+    ("I", False): ("Caught my eye.", "On my radar.", "My read today."),
+    ("", True): ("One for you.", "For you.", "Worth your time."),
+    ("", False): ("Worth a read.", "Good to know.", "Of note."),
 }
 QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("we", True): ("What do you think?", "What's your take?", "Had you heard?"),
@@ -140,6 +161,14 @@ SOMBRE_OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("I", False): ("I'm keeping an eye on this.", "News I'm following.", "I'm following this one."),
     ("", True): ("Something you should know about.", "Worth you knowing about.", "News you may want to know."),
     ("", False): ("Worth knowing.", "Something to keep in mind.", "News to note."),
+}
+SHORT_SOMBRE_OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("we", True): ("We thought you should know.", "We're passing this to you.", "Our heads-up to you."),
+    ("we", False): ("News we're following.", "On our radar.", "We're following this."),
+    ("I", True): ("I thought you should know.", "I'm passing this to you.", "My heads-up to you."),
+    ("I", False): ("News I'm following.", "On my radar.", "I'm following this."),
+    ("", True): ("Worth you knowing.", "For your attention.", "News for you."),
+    ("", False): ("Worth knowing.", "News to note.", "Of note."),
 }
 SOMBRE_QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {
     (person, you): (
@@ -290,16 +319,24 @@ def compose_extractive(
     )
     opening = _opening(traits, seed)
     closing = _closing(traits, platform=platform, outlet=outlet, bio_link=bio_link, seed=seed)
-    frame = len(opening) + sum(len(block) + 2 for block in closing)
-    chosen = _choose_facts(reading, topic=topic, traits=traits, budget=max(traits.target_chars - frame, 0))
+    frame = len(opening) + sum(len(block) + 2 for block in closing) + 2 + len(" ".join(traits.emoji))
+    if traits.hashtags:
+        frame += len(" ".join(traits.hashtags)) + 2
+    chosen = _choose_facts(
+        reading,
+        topic=topic,
+        traits=traits,
+        budget=max(traits.target_chars - frame, 0),
+        room=max(int(FIRST_FACT_ROOM * traits.target_chars) - frame, 0),
+    )
     if not chosen:
         return None
-    facts = " ".join(sentences[i] for i in chosen)
+    facts = " ".join(quoted for _, quoted in chosen)
     text = _assemble(opening=opening, facts=facts, closing=closing, traits=traits)
     return ComposedPost(
         text=text,
         composer="extractive",
-        sources=[{"sentence": i + 1, "text": sentences[i]} for i in chosen],
+        sources=[{"sentence": i + 1, "text": quoted} for i, quoted in chosen],
     )
 
 
@@ -327,6 +364,9 @@ class _ArticleReading:
     words: frozenset[str]
     sentences: tuple[str, ...]
     facts: tuple[_SentenceReading, ...]
+    # Per sentence, its main clause without a trailing aside (``_head_clause``) and that
+    # clause's reading; None when it has none that can be quoted alone.
+    heads: tuple[tuple[str, _SentenceReading] | None, ...] = ()
 
 
 # Every account that receives an article drafts from it for each platform (about 40 drafts a
@@ -338,49 +378,124 @@ def _article_reading(title: str, body: str) -> _ArticleReading:
     title_stems = {word_stem(w) for w in words_of(title)}
     earlier = _EarlierSentences(lower=frozenset(re.findall(r"\b[a-z]+\b", " ".join(sentences))))
     facts = []
+    heads: list[tuple[str, _SentenceReading] | None] = []
     for index, sentence in enumerate(sentences):
+        early = 0.5 * (1 - index / max(len(sentences), 1))
         stems = {word_stem(w) for w in words_of(sentence)}
         facts.append(
-            _SentenceReading(
-                stems=frozenset(stems),
-                leans_back=_leans_back(sentence, title_stems),
-                numbers=min(len(NUMBER_RE.findall(sentence)), 3),
-                names=min(len(CAPITALISED_RE.findall(sentence)), 4),
-                # On the story's subject, but a sentence that only restates the headline adds little.
-                on_story=min(len(stems & title_stems), 2),
-                length_fit=1.0 if 70 <= len(sentence) <= 220 else 0.0,
-                early=0.5 * (1 - index / max(len(sentences), 1)),
-                refers_back=_refers_back(sentence, index, title_stems, earlier),
-            )
+            _sentence_reading(sentence, stems, index=index, early=early, title_stems=title_stems, earlier=earlier)
         )
+        head = _head_clause(sentence)
+        if head is not None:
+            head_stems = {word_stem(w) for w in words_of(head)}
+            reading = _sentence_reading(
+                head, head_stems, index=index, early=early, title_stems=title_stems, earlier=earlier
+            )
+            heads.append((head, reading))
+        else:
+            heads.append(None)
         earlier.add(sentence, stems)
-    return _ArticleReading(words=frozenset(words_of(f"{title} {body}")), sentences=tuple(sentences), facts=tuple(facts))
+    return _ArticleReading(
+        words=frozenset(words_of(f"{title} {body}")), sentences=tuple(sentences), facts=tuple(facts), heads=tuple(heads)
+    )
+
+
+def _sentence_reading(
+    sentence: str, stems: set[str], *, index: int, early: float, title_stems: set[str], earlier: _EarlierSentences
+) -> _SentenceReading:
+    return _SentenceReading(
+        stems=frozenset(stems),
+        leans_back=_leans_back(sentence, title_stems),
+        numbers=min(len(NUMBER_RE.findall(sentence)), 3),
+        names=min(len(CAPITALISED_RE.findall(sentence)), 4),
+        # On the story's subject, but a sentence that only restates the headline adds little.
+        on_story=min(len(stems & title_stems), 2),
+        length_fit=1.0 if 70 <= len(sentence) <= 220 else 0.0,
+        early=early,
+        refers_back=_refers_back(sentence, index, title_stems, earlier),
+    )
+
+
+# A trailing aside that can be left off and leave its sentence true: "..., with 46 stallholders
+# over three weekends", "..., leaving the stubs still visible". Never a condition, an exception or
+# a contrast ("unless", "if", "but", "except": without them the rest says more than the article),
+# nor a time ("after", "before", "when", "until": the when is the fact), nor who said it.
+TRAILING_ASIDE_RE = re.compile(r", (?:with|which|including|leaving|bringing|making|adding|giving|as well as|where)\b")
+# What an aside must not hold: it would not be one aside running to the end.
+ASIDE_BREAK_RE = re.compile(r"[;:()\u2013\u2014]| - ")
+LIST_END_RE = re.compile(r"\b(?:and|or)\b")
+# The head must still say something happened: a finite verb, guessed by an auxiliary or a past
+# tense ("Sales of everything, including vinyl, rose" has none before its comma, and is not cut:
+# its aside is not trailing anyway).
+FINITE_VERB_RE = re.compile(
+    r"\b(?:is|are|was|were|will|would|has|have|had|can|could|should|must|may|might|did|does|"
+    r"been|being|said|says|won|made|took|sold|ran|grew|fell|rose|set|put|cut|[a-z]{3,}ed)\b"
+)
+
+
+def _head_clause(sentence: str) -> str | None:
+    """The sentence without its trailing aside, as a sentence of its own; None when it has none,
+    or what is left is too short or does not read as a sentence (``_choose_facts`` offers it only
+    where the whole sentence would make the draft longer than the business's posts)."""
+    text = sentence.rstrip(".!\"'\u201d\u2019 ")
+    match = next((m for m in TRAILING_ASIDE_RE.finditer(text) if _aside_runs_to_the_end(text[m.end() :])), None)
+    if match is None:
+        return None
+    head = sentence[: match.start()].rstrip()
+    if len(head) < MIN_SENTENCE_CHARS or len(head.split()) < 6 or not FINITE_VERB_RE.search(head):
+        return None
+    if head.count('"') % 2 or head.count("(") != head.count(")") or head.count("\u201c") != head.count("\u201d"):
+        return None
+    return f"{head}."
+
+
+def _aside_runs_to_the_end(aside: str) -> bool:
+    """One aside to the sentence's end: a comma inside it only as a list's ("from restaurants,
+    home cooks and overseas buyers"); "including vinyl, rose by 20 per cent" goes on with the
+    sentence itself, and leaving it off would leave a different claim."""
+    if ASIDE_BREAK_RE.search(aside):
+        return False
+    return "," not in aside or bool(LIST_END_RE.search(aside.rsplit(",", 1)[1]))
 
 
 def _choose_facts(
-    reading: _ArticleReading, *, topic: BusinessTopic | None, traits: VoiceTraits, budget: int
-) -> list[int]:
-    """The best sentences for this business, in the article's order, while they fit the length."""
-    sentences = reading.sentences
-    scored = sorted(
-        (
-            (_fact_score(reading.facts[index], topic) - reading.facts[index].refers_back, index)
-            for index, sentence in enumerate(sentences)
-            if _can_stand_alone(sentence, traits)
-        ),
-        key=lambda pair: (-pair[0], pair[1]),
-    )
-    chosen: list[int] = []
+    reading: _ArticleReading, *, topic: BusinessTopic | None, traits: VoiceTraits, budget: int, room: int
+) -> list[tuple[int, str]]:
+    """The best sentences for this business, in the article's order, while they fit the length.
+
+    ``budget``: the characters the facts may take for the draft to be as long as the business's
+    median post; ``room``: the most the first fact may take (FIRST_FACT_ROOM) before a shorter one
+    nearly as good (FIRST_FACT_MARGIN) goes first instead. A sentence longer than ``room`` is also
+    offered as its head clause (``_head_clause``). Returns (index, text as quoted)."""
+    candidates: list[tuple[float, int, str]] = []
+    for index, sentence in enumerate(reading.sentences):
+        if not _can_stand_alone(sentence, traits):
+            continue
+        fact = reading.facts[index]
+        candidates.append((_fact_score(fact, topic) - fact.refers_back, index, sentence))
+        head = reading.heads[index] if reading.heads else None
+        if head is not None and len(sentence) > room and _can_stand_alone(head[0], traits):
+            candidates.append((_fact_score(head[1], topic) - head[1].refers_back, index, head[0]))
+    scored = sorted(candidates, key=lambda c: (-c[0], c[1], len(c[2])))
+    if scored and len(scored[0][2]) > room:
+        good_enough = scored[0][0] - FIRST_FACT_MARGIN
+        fitting = next((c for c in scored if c[0] >= good_enough and len(c[2]) <= room), None)
+        if fitting is not None:
+            scored.remove(fitting)
+            scored.insert(0, fitting)
+    chosen: dict[int, str] = {}
     length = 0
-    for _, index in scored[:6]:
-        size = len(sentences[index]) + (1 if chosen else 0)
+    for _, index, text in scored[:8]:
+        if index in chosen:
+            continue
+        size = len(text) + (1 if chosen else 0)
         if chosen and length + size > budget:
             continue
-        chosen.append(index)
+        chosen[index] = text
         length += size
         if len(chosen) == MAX_FACTS:
             break
-    return sorted(chosen)
+    return sorted(chosen.items())
 
 
 def _can_stand_alone(sentence: str, traits: VoiceTraits) -> bool:
@@ -598,7 +713,12 @@ def _cheerful(emoji: str) -> bool:
 
 
 def _opening(traits: VoiceTraits, seed: int) -> str:
-    options = (SOMBRE_OPENINGS if traits.sombre or traits.unwelcome else OPENINGS)[(traits.person, traits.you)]
+    grave = traits.sombre or traits.unwelcome
+    if traits.target_chars < SHORT_POST_CHARS:
+        table = SHORT_SOMBRE_OPENINGS if grave else SHORT_OPENINGS
+    else:
+        table = SOMBRE_OPENINGS if grave else OPENINGS
+    options = table[(traits.person, traits.you)]
     return options[seed % len(options)]
 
 
