@@ -38,13 +38,15 @@ TARGET_BOUNDS = {FACEBOOK: (60, 900), INSTAGRAM: (60, 1400)}
 MAX_FACTS = 3
 # "Length per platform as its past posts": the whole draft aims at the business's median post on
 # the platform, and the first fact (there is always one) is the best that keeps the draft within
-# FIRST_FACT_ROOM times it, when one scores within FIRST_FACT_MARGIN of the best sentence (about
-# one of the business's words less; scripts/fact_choice_eval.py: the readers' acceptable share
-# is the same from 2.0 to 3.0 and falls beyond). A business that captions in one line
-# ("Forty-two knives 🙌 #keenedge") gets a line's worth of article rather than its longest
-# sentence. docs/BENCHMARKS.md, "Session 15".
+# FIRST_FACT_ROOM times it, when one scores within FIRST_FACT_MARGIN of the best sentence. A
+# business that captions in one line ("Forty-two knives 🙌 #keenedge") gets a line's worth of
+# article rather than its longest sentence. The price is the fact: a shorter sentence is less often
+# the one a reader would quote first (scripts/fact_choice_eval.py). On Instagram, where captions
+# are short and carry no link, about a business word less (2.5) is worth it; on Facebook, where the
+# post carries the link and the best sentence already fits twice the post in four drafts of five,
+# only a nearly-as-good one (1.0) goes first. docs/BENCHMARKS.md, "Session 15".
 FIRST_FACT_ROOM = 2.0
-FIRST_FACT_MARGIN = 2.5
+FIRST_FACT_MARGIN = {FACEBOOK: 1.0, INSTAGRAM: 2.5}
 # Below this median a business writes short posts: its drafts open with the short openings.
 SHORT_POST_CHARS = 140
 # What a sentence that points back at an earlier one ("the rise", "the plan") costs as a fact.
@@ -328,6 +330,7 @@ def compose_extractive(
         traits=traits,
         budget=max(traits.target_chars - frame, 0),
         room=max(int(FIRST_FACT_ROOM * traits.target_chars) - frame, 0),
+        margin=FIRST_FACT_MARGIN[platform] if platform in FIRST_FACT_MARGIN else FIRST_FACT_MARGIN[FACEBOOK],
     )
     if not chosen:
         return None
@@ -442,6 +445,9 @@ def _head_clause(sentence: str) -> str | None:
     if match is None:
         return None
     head = sentence[: match.start()].rstrip()
+    # "Two new stops: one at the crossroads" lists what the aside's sentence goes on to list.
+    if ":" in head or ";" in head:
+        return None
     if len(head) < MIN_SENTENCE_CHARS or len(head.split()) < 6 or not FINITE_VERB_RE.search(head):
         return None
     if head.count('"') % 2 or head.count("(") != head.count(")") or head.count("\u201c") != head.count("\u201d"):
@@ -455,11 +461,22 @@ def _aside_runs_to_the_end(aside: str) -> bool:
     sentence itself, and leaving it off would leave a different claim."""
     if ASIDE_BREAK_RE.search(aside):
         return False
-    return "," not in aside or bool(LIST_END_RE.search(aside.rsplit(",", 1)[1]))
+    if "," not in aside:
+        return True
+    # "..., which serves a farm shop, and one outside the showground": a comma then "and" carries
+    # on the sentence's own list, not the aside's.
+    last = aside.rsplit(",", 1)[1].strip()
+    return bool(LIST_END_RE.search(last)) and not LIST_END_RE.match(last)
 
 
 def _choose_facts(
-    reading: _ArticleReading, *, topic: BusinessTopic | None, traits: VoiceTraits, budget: int, room: int
+    reading: _ArticleReading,
+    *,
+    topic: BusinessTopic | None,
+    traits: VoiceTraits,
+    budget: int,
+    room: int,
+    margin: float,
 ) -> list[tuple[int, str]]:
     """The best sentences for this business, in the article's order, while they fit the length.
 
@@ -478,7 +495,7 @@ def _choose_facts(
             candidates.append((_fact_score(head[1], topic) - head[1].refers_back, index, head[0]))
     scored = sorted(candidates, key=lambda c: (-c[0], c[1], len(c[2])))
     if scored and len(scored[0][2]) > room:
-        good_enough = scored[0][0] - FIRST_FACT_MARGIN
+        good_enough = scored[0][0] - margin
         fitting = next((c for c in scored if c[0] >= good_enough and len(c[2]) <= room), None)
         if fitting is not None:
             scored.remove(fitting)

@@ -103,6 +103,10 @@ def test_a_trailing_aside_is_left_off_and_the_rest_is_a_sentence(sentence: str, 
         # The aside is not at the end: "The report showed sales of everything." is a different claim.
         "The report showed sales of everything, including vinyl, rose by 20 per cent in the year to March.",
         "The shop, which opened in 1990, with a loan from the bank, has closed.",
+        # The comma and "and" carry on the sentence's own list: "one at the crossroads." drops a stop.
+        "The route will follow the same roads, but with two new request stops added: one at the Tansy Hill "
+        "crossroads, which serves a fruit farm and its shop, and one outside the Fairsted showground.",
+        "The bus will call at the Tansy Hill crossroads, which serves a fruit farm and its shop, and at Fairsted.",
         # A condition, a contrast, a time and who said it stay: without them the rest says more.
         "Tickets for the whole weekend will cost 15 pounds, unless they are bought before the end of May.",
         "The market will return to the square every Saturday, but only until the end of September.",
