@@ -83,7 +83,8 @@ NEEDS_CONTEXT_RE = re.compile(
 )
 # The article's author speaking ("I had the chance", "our parser"): posted by the business,
 # it would read as the business's own claim.
-FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|[Ww]e|[Ww]e're|[Ww]e've|[Ww]e'd|[Mm]y|[Oo]ur|[Uu]s)\b")
+# Someone else's first person, quoted ("what it costs me to keep a bird") would read as the business's.
+FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|[Ww]e|[Ww]e're|[Ww]e've|[Ww]e'd|[Mm]y|me|[Oo]ur|[Uu]s)\b")
 YOU_RE = re.compile(r"\byou(?:'re|'ve|'ll|'d|r|rs)?\b", re.IGNORECASE)
 NUMBER_RE = re.compile(r"\d")
 CAPITALISED_RE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-zA-Z]+")
@@ -129,6 +130,9 @@ SOMBRE_RE = re.compile(
     r"\b(?:die[sd]?|dying|deaths?|dead|killed|fatal(?:ly|ity|ities)?|injur(?:ed|ies|y|ing)|hurt|blaze|"
     r"fires?|burnt? down|collaps(?:e|ed|es|ing)|flood(?:s|ed|ing)?|crash(?:ed|es)?|closures?|"
     r"clos(?:e|es|ed|ing) (?:down|for good)|shut(?:s|ting)? down|redundanc(?:y|ies)|job losses|lay-?offs?|"
+    # "Pool closed for three weeks after rats found": a place customers use, shut for now.
+    r"(?:closed|shut) (?:for|until|after)|rats?|vermin|infest(?:ed|ation)|"
+    r"measles|norovirus|virus(?:es)?|infections?|illness(?:es)?|sickness|"
     r"shortages?|warn(?:s|ed|ing|ings)?|ban(?:s|ned)?|arrest(?:s|ed)?|fined|theft|stolen|burglar(?:y|ies)|"
     r"vandal(?:s|ised|ized|ism)|administration|bankrupt(?:cy)?|insolven(?:t|cy)|outbreak|disease|scare|"
     r"victims?|trag(?:edy|ic)|mourn(?:s|ed|ing)?|funerals?|emergency|evacuat(?:e|ed|ion)|poison(?:ed|ing)?|"
@@ -146,8 +150,14 @@ _GOING_UP = (
 )
 UNWELCOME_RE = re.compile(
     rf"\b{_COSTS}\b(?:[^.;:]{{0,40}}?)\b{_GOING_UP}\b|\b{_GOING_UP} in (?:the )?{_COSTS}\b|"
+    # "Feed mill raises prices", "puts up its fees": the one who charges raising them.
+    rf"\b(?:rais(?:e|es|ed|ing)|hik(?:e|es|ed|ing)|put(?:s|ting)? up)\b (?:its |their |the )?(?:[a-z]+ )?{_COSTS}\b|"
+    # "Duty change will cost them thousands": a cost falling on someone, not a price.
+    r"\bcost(?:s|ing)? (?:them|us|you|businesses|firms|families|owners|drivers|households|customers|shoppers|"
+    r"residents|taxpayers|growers|farmers)\b|"
     r"\b(?:dearer|pricier|more expensive)\b|\b(?:job|service|budget|funding|spending|route|bus) cuts\b|"
-    r"\bcuts? (?:to|in)\b|\bdelay(?:s|ed)?\b|\b(?:on strike|strike action|strikes? (?:by|over|at))\b|"
+    r"\bcuts? (?:to|in|by)\b|\bslash(?:es|ed)?\b|\bdelay(?:s|ed)?\b|"
+    r"\b(?:on strike|strike action|strikes? (?:by|over|at))\b|"
     r"\bwalk-?outs?\b|\bscam(?:s|mers?)?\b|\bfraud(?:sters?)?\b|"
     r"\brogue\b|\bbogus\b|\bcrackdown\b|\bshortfall\b|\bdeficit\b|\blosses\b|\bdeclin(?:e|es|ed|ing)\b",
     re.IGNORECASE,
@@ -522,6 +532,10 @@ def _can_stand_alone(sentence: str, traits: VoiceTraits) -> bool:
     if sentence[-1] not in ".!\"'\u201d\u2019)" or not sentence[0].isupper():
         return False
     if NEEDS_CONTEXT_RE.match(sentence) or sentence.startswith(("\u201c", '"', "'")):
+        return False
+    # A quotation the splitter cut in two ('...said: "Feed is three-quarters of it.' and the rest
+    # in the next sentence): quoted alone it opens a quote it never closes.
+    if sentence.count('"') % 2 or sentence.count("\u201c") != sentence.count("\u201d"):
         return False
     if BOILERPLATE_RE.search(sentence) or MENTION_RE.search(sentence) or HASHTAG_RE.search(sentence):
         return False

@@ -14,7 +14,10 @@ from posting.composer.extractive import (
     SHORT_SOMBRE_OPENINGS,
     SOMBRE_OPENINGS,
     SOMBRE_QUESTIONS,
+    _can_stand_alone,
     compose_extractive,
+    is_sombre,
+    is_unwelcome,
     voice_for_platform,
     voice_traits,
 )
@@ -951,3 +954,47 @@ def test_one_post_in_ten_saying_we_is_still_a_we_business() -> None:
     post = compose_extractive(title=TITLE, body=BODY, platform="facebook_page", stats=stats)
     assert post is not None
     assert re.search(r"\b(?:we|our|us)\b", post.text, flags=re.IGNORECASE)
+
+
+@pytest.mark.parametrize(
+    ("title", "unwelcome"),
+    [
+        ("Marden feed mill raises prices by 14 per cent after wet harvest", True),
+        ("Council puts up its parking charges from April", True),
+        ("Water company to hike bills for a third year", True),
+        ("Craft brewers say Budget duty change will cost them thousands", True),
+        ("North Sea cod quota cut by a fifth for next year", True),
+        ("New kitchen showroom cost 40,000 pounds to fit out", False),
+        ("Village fete raises money for the church roof", False),
+        ("Bakery raises its game with a new sourdough", False),
+    ],
+)
+def test_the_one_who_charges_raising_prices_is_unwelcome_news(title: str, unwelcome: bool) -> None:
+    assert is_unwelcome(title, "") is unwelcome
+
+
+def test_a_quotation_cut_in_two_or_someone_elses_me_is_never_quoted_as_a_fact() -> None:
+    """The splitter ends a sentence inside a quotation ('...said: "Feed is three-quarters of it.'):
+    quoted alone it opens a quote it never closes, and its "me" reads as the business's own."""
+    traits = voice_traits(stats=voice_stats(CHATTY), platform="instagram")
+    cut = 'Diane Coombe, who keeps 400 hens near Larkfield, said: "Feed is three-quarters of what it costs the farm.'
+    whole = 'Diane Coombe, who keeps 400 hens near Larkfield, said feed was "three-quarters of the cost" of a bird.'
+    someone_elses_me = "Diane Coombe said the rise would cost me another 60 pounds a week on feed alone."
+
+    assert not _can_stand_alone(cut, traits)
+    assert not _can_stand_alone(someone_elses_me, traits)
+    assert _can_stand_alone(whole, traits)
+
+
+@pytest.mark.parametrize(
+    ("title", "sombre"),
+    [
+        ("Stowford Leisure Centre pool closed for three weeks after rats found in plant room", True),
+        ("Library shut until spring for roof repairs", True),
+        ("Measles cases rise as jab uptake falls among young children", True),
+        ("Pistachio scoops gold for Dunholt at national gelato awards", False),
+        ("Closing date for show entries is 1 May", False),
+    ],
+)
+def test_a_place_shut_for_now_or_vermin_is_bad_news_not_a_pick_for_you(title: str, sombre: bool) -> None:
+    assert is_sombre(title, "") is sombre
