@@ -78,7 +78,10 @@ NEEDS_CONTEXT_RE = re.compile(
     r"still|yet|then|instead|here|there|the latter|the former|such|both|another|other|others|which|"
     r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover|"
     # "Each pair was used...", "What has changed, Tarn says, is...": they lean on the sentence before.
-    r"each|what|why|how)\b",
+    r"each|what|why|how|"
+    # "Among them, a chocolatier will...", "Of those, six...": the them is the sentence before's.
+    r"among (?:them|those|these|others)|of (?:them|those|these)|one of (?:them|those|these)|"
+    r"all of (?:them|those|these)|some of (?:them|those|these)|most of (?:them|those|these))\b",
     re.IGNORECASE,
 )
 # The article's author speaking ("I had the chance", "our parser"): posted by the business,
@@ -132,11 +135,13 @@ SOMBRE_RE = re.compile(
     r"clos(?:e|es|ed|ing) (?:down|for good)|shut(?:s|ting)? down|redundanc(?:y|ies)|job losses|lay-?offs?|"
     # "Pool closed for three weeks after rats found": a place customers use, shut for now.
     r"(?:closed|shut) (?:for|until|after)|rats?|vermin|infest(?:ed|ation)|"
+    # "Brookvale's only supermarket to close next month" (not "to close at 5pm on Christmas Eve").
+    r"(?:to|will) close(?! (?:at|early|for lunch))|"
     r"measles|norovirus|virus(?:es)?|infections?|illness(?:es)?|sickness|"
     r"shortages?|warn(?:s|ed|ing|ings)?|ban(?:s|ned)?|arrest(?:s|ed)?|fined|theft|stolen|burglar(?:y|ies)|"
     r"vandal(?:s|ised|ized|ism)|administration|bankrupt(?:cy)?|insolven(?:t|cy)|outbreak|disease|scare|"
     r"victims?|trag(?:edy|ic)|mourn(?:s|ed|ing)?|funerals?|emergency|evacuat(?:e|ed|ion)|poison(?:ed|ing)?|"
-    r"pollution|spill|contaminat(?:ed|ion)|recall(?:s|ed)?|crisis|threat(?:en|ens|ened)?|fears?|"
+    r"pollution|sewage|spill(?:s|ed|age)?|contaminat(?:ed|ion)|recall(?:s|ed)?|crisis|threat(?:en|ens|ened)?|fears?|"
     r"damaged?|attack(?:s|ed)?)\b",
     re.IGNORECASE,
 )

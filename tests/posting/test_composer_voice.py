@@ -992,9 +992,24 @@ def test_a_quotation_cut_in_two_or_someone_elses_me_is_never_quoted_as_a_fact() 
         ("Stowford Leisure Centre pool closed for three weeks after rats found in plant room", True),
         ("Library shut until spring for roof repairs", True),
         ("Measles cases rise as jab uptake falls among young children", True),
+        ("Brookvale's only supermarket to close next month", True),
+        ("Portlowe beach bathing water rated 'poor' after sewage spills", True),
+        ("Shops will close at 4pm on Christmas Eve", False),
         ("Pistachio scoops gold for Dunholt at national gelato awards", False),
         ("Closing date for show entries is 1 May", False),
     ],
 )
 def test_a_place_shut_for_now_or_vermin_is_bad_news_not_a_pick_for_you(title: str, sombre: bool) -> None:
     assert is_sombre(title, "") is sombre
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Among them, a Calderbrook chocolatier will give demonstrations of tempering each afternoon.",
+        "Of those, six were repaired by volunteers from the Kelford Repair Cafe over the summer.",
+        "Most of them came from farms within twenty miles of the town, the organisers said.",
+    ],
+)
+def test_a_sentence_about_them_from_the_sentence_before_is_not_quoted_alone(sentence: str) -> None:
+    assert not _can_stand_alone(sentence, voice_traits(stats=voice_stats(CHATTY), platform="instagram"))
