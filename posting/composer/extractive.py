@@ -137,7 +137,7 @@ SOMBRE_RE = re.compile(
     r"(?:closed|shut) (?:for|until|after)|rats?|vermin|infest(?:ed|ation)|"
     # "Brookvale's only supermarket to close next month" (not "to close at 5pm on Christmas Eve").
     r"(?:to|will) close(?! (?:at|early|for lunch))|"
-    r"measles|norovirus|virus(?:es)?|infections?|illness(?:es)?|sickness|"
+    r"measles|norovirus|tuberculosis|TB|virus(?:es)?|infections?|illness(?:es)?|sickness|"
     r"shortages?|warn(?:s|ed|ing|ings)?|ban(?:s|ned)?|arrest(?:s|ed)?|fined|theft|stolen|burglar(?:y|ies)|"
     r"vandal(?:s|ised|ized|ism)|administration|bankrupt(?:cy)?|insolven(?:t|cy)|outbreak|disease|scare|"
     r"victims?|trag(?:edy|ic)|mourn(?:s|ed|ing)?|funerals?|emergency|evacuat(?:e|ed|ion)|poison(?:ed|ing)?|"
@@ -160,6 +160,11 @@ UNWELCOME_RE = re.compile(
     # "Duty change will cost them thousands": a cost falling on someone, not a price.
     r"\bcost(?:s|ing)? (?:them|us|you|businesses|firms|families|owners|drivers|households|customers|shoppers|"
     r"residents|taxpayers|growers|farmers)\b|"
+    # "Small brewers will pay more", "lose part of their discount", "keepers face compulsory tests".
+    r"\bpay(?:s|ing)? more\b|\blos(?:e|es|ing|t) (?:part of )?(?:their|its|the) "
+    r"(?:discount|relief|grant|funding|subsidy|licence|license|jobs?)\b|"
+    r"\bfac(?:e|es|ing) (?:a |an )?(?:fines?|bills?|charges?|compulsory|tougher|new checks|checks|tests|"
+    r"prosecution|higher|losses|cuts|closure)\b|"
     r"\b(?:dearer|pricier|more expensive)\b|\b(?:job|service|budget|funding|spending|route|bus) cuts\b|"
     r"\bcuts? (?:to|in|by)\b|\bslash(?:es|ed)?\b|\bdelay(?:s|ed)?\b|"
     r"\b(?:on strike|strike action|strikes? (?:by|over|at))\b|"
