@@ -134,7 +134,7 @@ SOMBRE_RE = re.compile(
     r"fires?|burnt? down|collaps(?:e|ed|es|ing)|flood(?:s|ed|ing)?|crash(?:ed|es)?|closures?|"
     r"clos(?:e|es|ed|ing) (?:down|for good)|shut(?:s|ting)? down|redundanc(?:y|ies)|job losses|lay-?offs?|"
     # "Pool closed for three weeks after rats found": a place customers use, shut for now.
-    r"(?:closed|shut) (?:for|until|after)|rats?|vermin|infest(?:ed|ation)|"
+    r"(?:closed|shut) (?:for|until|after)|rats?|vermin|infest(?:ed|ation)|burst|"
     # "Brookvale's only supermarket to close next month" (not "to close at 5pm on Christmas Eve").
     r"(?:to|will) close(?! (?:at|early|for lunch))|"
     r"measles|norovirus|tuberculosis|TB|virus(?:es)?|infections?|illness(?:es)?|sickness|"

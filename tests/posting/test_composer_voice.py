@@ -997,6 +997,7 @@ def test_a_quotation_cut_in_two_or_someone_elses_me_is_never_quoted_as_a_fact() 
         ("Measles cases rise as jab uptake falls among young children", True),
         ("Alpaca and llama keepers face compulsory TB tests before any sale", True),
         ("Brookvale's only supermarket to close next month", True),
+        ("Burst pipe claims treble after week of freezing weather", True),
         ("Portlowe beach bathing water rated 'poor' after sewage spills", True),
         ("Shops will close at 4pm on Christmas Eve", False),
         ("Pistachio scoops gold for Dunholt at national gelato awards", False),
