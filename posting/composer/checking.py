@@ -235,7 +235,12 @@ def compose_check(
         composed, fallback_reason = outcome.post, outcome.fallback_reason
     if composed is None:
         composed = compose_extractive(
-            title=article.title, body=article.body, platform=platform, stats=stats, topic=topic
+            title=article.title,
+            body=article.body,
+            platform=platform,
+            stats=stats,
+            topic=topic,
+            own_names=business.names,
         )
     if composed is None:
         return {

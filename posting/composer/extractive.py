@@ -113,6 +113,17 @@ SHORT_OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("", True): ("One for you.", "For you.", "Worth your time."),
     ("", False): ("Worth a read.", "Good to know.", "Of note."),
 }
+# When the news is the business's own (the fact quoted names it: "Graham Carrick, of Carrick
+# Removals, said his company had 41 moves booked"), "One we think you'll enjoy" reads as if the
+# story were someone else's. Not for bad news about it: that keeps the grave opening.
+IN_THE_NEWS_OPENINGS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("we", True): ("You'll spot us in this one.", "In case you missed it, we're in the news.", "You'll find us here."),
+    ("we", False): ("We're in the news.", "A mention for us.", "That's us in the news."),
+    ("I", True): ("You may spot me in this one.", "In case you missed it, I'm in the news.", "You'll find me here."),
+    ("I", False): ("I'm in the news.", "A mention for me.", "That's me in the news."),
+    ("", True): ("In case you missed it.", "You may have seen this.", "One you may have seen."),
+    ("", False): ("In the news.", "A mention in the news.", "In the papers."),
+}
 QUESTIONS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("we", True): ("What do you think?", "What's your take?", "Had you heard?"),
     ("we", False): ("Thoughts?", "Any thoughts?", "Surprised?"),
@@ -319,13 +330,15 @@ def compose_extractive(
     topic: BusinessTopic | None = None,
     outlet: str = "",
     bio_link: bool = False,
+    own_names: Sequence[str] = (),
 ) -> ComposedPost | None:
     """A post: opening, the facts that matter to this business, call to action, source, sign-off.
 
     ``stats`` is the voice learned on *this* platform (empty when it has none: then the post
     uses no emoji, hashtags or sign-off of another platform's). ``bio_link`` says the account
-    has told us its Instagram bio links to its articles. None when no sentence of the body
-    is fit to post (all boilerplate, fragments, quotes or too long).
+    has told us its Instagram bio links to its articles; ``own_names`` its names, for news about
+    it (IN_THE_NEWS_OPENINGS). None when no sentence of the body is fit to post (all boilerplate,
+    fragments, quotes or too long).
     """
     del industry  # The topic carries the industry's vocabulary now; kept for callers' sake.
     seed = zlib.crc32(title.encode("utf-8", "ignore"))
@@ -355,6 +368,9 @@ def compose_extractive(
     if not chosen:
         return None
     facts = " ".join(quoted for _, quoted in chosen)
+    if not (traits.sombre or traits.unwelcome) and _names_the_business(facts, own_names):
+        news = IN_THE_NEWS_OPENINGS[(traits.person, traits.you)]
+        opening = news[seed % len(news)]
     text = _assemble(opening=opening, facts=facts, closing=closing, traits=traits)
     return ComposedPost(
         text=text,
@@ -751,6 +767,21 @@ def is_unwelcome(title: str, lead: str) -> bool:
 def _cheerful(emoji: str) -> bool:
     # "❤️" is "❤" plus a variation selector; skin tones follow the hand they colour.
     return emoji[:1] in CHEERFUL_EMOJI
+
+
+def _names_the_business(text: str, own_names: Sequence[str]) -> bool:
+    """The text names the business by a name of its own (``own_names``, its main name first),
+    written as a name (capitals kept; a leading "The" may be lower case). Not by the place it is
+    named after: another of its names that begins its main one ("Sorrel Hill" of "Sorrel Hill
+    Riding School") is taken for the place."""
+    names = [name.strip() for name in own_names if len(name.strip()) > 3]
+    for position, name in enumerate(names):
+        if position and names[0].lower().startswith(name.lower()):
+            continue
+        bare = re.sub(r"^the\s+", "", name, flags=re.IGNORECASE)
+        if len(bare) > 3 and re.search(rf"(?<!\w){re.escape(bare)}(?!\w)", text):
+            return True
+    return False
 
 
 def _opening(traits: VoiceTraits, seed: int) -> str:

@@ -455,6 +455,7 @@ def _compose(
         topic=run.topic,
         outlet=_outlet(article),
         bio_link=bool(account.instagram_bio_link),
+        own_names=run.own_names,
     )
     return offline, usage, fallback_reason[:500]
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from posting.composer.extractive import (
+    IN_THE_NEWS_OPENINGS,
     OPENINGS,
     QUESTIONS,
     SHORT_OPENINGS,
@@ -69,7 +70,15 @@ DRY_I = [
     "text",
     [
         o
-        for table in (OPENINGS, QUESTIONS, SOMBRE_OPENINGS, SOMBRE_QUESTIONS, SHORT_OPENINGS, SHORT_SOMBRE_OPENINGS)
+        for table in (
+            OPENINGS,
+            QUESTIONS,
+            SOMBRE_OPENINGS,
+            SOMBRE_QUESTIONS,
+            SHORT_OPENINGS,
+            SHORT_SOMBRE_OPENINGS,
+            IN_THE_NEWS_OPENINGS,
+        )
         for group in table.values()
         for o in group
     ],
@@ -81,7 +90,16 @@ def test_every_opening_and_question_carries_no_fact_for_the_gate(text: str) -> N
 
 
 @pytest.mark.parametrize(
-    "table", [OPENINGS, QUESTIONS, SOMBRE_OPENINGS, SOMBRE_QUESTIONS, SHORT_OPENINGS, SHORT_SOMBRE_OPENINGS]
+    "table",
+    [
+        OPENINGS,
+        QUESTIONS,
+        SOMBRE_OPENINGS,
+        SOMBRE_QUESTIONS,
+        SHORT_OPENINGS,
+        SHORT_SOMBRE_OPENINGS,
+        IN_THE_NEWS_OPENINGS,
+    ],
 )
 def test_every_opening_and_question_speaks_in_the_person_it_is_filed_under(table) -> None:
     for (person, you), texts in table.items():
@@ -1018,3 +1036,53 @@ def test_a_place_shut_for_now_or_vermin_is_bad_news_not_a_pick_for_you(title: st
 )
 def test_a_sentence_about_them_from_the_sentence_before_is_not_quoted_alone(sentence: str) -> None:
     assert not _can_stand_alone(sentence, voice_traits(stats=voice_stats(CHATTY), platform="instagram"))
+
+
+NEWS_TITLE = "Removal firms booked solid as tenants beat the March deadline"
+NEWS_BODY = (
+    "Graham Carrick, of Carrick Removals in Brindle Cross, said his company had 41 moves booked for the last week "
+    "of March, against about 12 in a normal week.\n"
+    "Removal firms across the county say the rush began in February."
+)
+
+
+def _opening_of(title: str, body: str, own_names: list[str]) -> str:
+    stats = voice_stats(FORMAL_WE)
+    post = compose_extractive(
+        title=title,
+        body=body,
+        platform="facebook_page",
+        stats=stats,
+        topic=topic_build(industry="removals", past_posts=FORMAL_WE),
+        own_names=own_names,
+    )
+    assert post is not None
+    assert gate_evaluate(text=post.text, title=title, body=body, sign_offs=stats["sign_offs"]).verdict == "passed"
+    return post.text.split("\n\n")[0]
+
+
+def test_news_that_names_the_business_opens_as_its_own_news() -> None:
+    """ "One we think you'll enjoy." over a story quoting the owner reads as if it were someone else's."""
+    opening = _opening_of(NEWS_TITLE, NEWS_BODY, ["Carrick Removals", "Carrick Removals & Storage"])
+    assert opening in IN_THE_NEWS_OPENINGS[("we", True)], opening
+    # Another firm's owner quoted: the usual opening.
+    other = _opening_of(NEWS_TITLE, NEWS_BODY, ["Swift Moves"])
+    assert other not in {o for group in IN_THE_NEWS_OPENINGS.values() for o in group}, other
+
+
+def test_a_name_that_is_only_the_place_it_is_named_after_is_not_the_business() -> None:
+    body = NEWS_BODY.replace("of Carrick Removals in Brindle Cross", "who lives in Brindle Cross")
+    opening = _opening_of(NEWS_TITLE, body, ["Brindle Cross Removals", "Brindle Cross"])
+    # Its main name in the story is the business, though another of its names starts the same.
+    assert (
+        _opening_of(NEWS_TITLE, NEWS_BODY, ["Carrick Removals", "Carrick Removals & Storage"])
+        in (IN_THE_NEWS_OPENINGS[("we", True)])
+    )
+    assert opening not in {o for group in IN_THE_NEWS_OPENINGS.values() for o in group}, opening
+
+
+def test_bad_news_about_the_business_keeps_the_grave_opening() -> None:
+    title = "Removal firm's lorry destroyed in depot fire"
+    body = "A lorry belonging to Carrick Removals was destroyed in a fire at its depot in Brindle Cross on Sunday."
+    opening = _opening_of(title, body, ["Carrick Removals"])
+    assert opening not in {o for group in IN_THE_NEWS_OPENINGS.values() for o in group}, opening
