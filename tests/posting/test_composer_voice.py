@@ -990,7 +990,7 @@ def test_one_post_in_ten_saying_we_is_still_a_we_business() -> None:
         ("Bakery raises its game with a new sourdough", False),
     ],
 )
-def test_the_one_who_charges_raising_prices_is_unwelcome_news(title: str, unwelcome: bool) -> None:
+def test_paying_more_facing_a_bill_or_a_cut_is_unwelcome_news(title: str, unwelcome: bool) -> None:
     assert is_unwelcome(title, "") is unwelcome
 
 
@@ -1022,7 +1022,7 @@ def test_a_quotation_cut_in_two_or_someone_elses_me_is_never_quoted_as_a_fact() 
         ("Closing date for show entries is 1 May", False),
     ],
 )
-def test_a_place_shut_for_now_or_vermin_is_bad_news_not_a_pick_for_you(title: str, sombre: bool) -> None:
+def test_a_place_shut_vermin_illness_or_a_burst_pipe_is_bad_news_not_a_pick_for_you(title: str, sombre: bool) -> None:
     assert is_sombre(title, "") is sombre
 
 
