@@ -152,6 +152,8 @@ HELD_OUT_SHAPES = [
     ("blind27", 50, (7, 9), 17, 3, "ropewalk-antiques", "kitto-sweeps"),
     ("blind28", 50, (7, 9), 17, 3, "upper-dunnow-shop", "ridleys-taxis"),
     ("blind29", 50, (7, 9), 17, 3, "tarnside-cottages", "hatchett-roofing"),
+    ("blind30", 50, (7, 7), 17, 3, "pennys-ices", "sedgecombe-window-care"),
+    ("blind31", 50, (7, 7), 17, 3, "ellery-walling", "marrowby-canoe-club"),
 ]
 
 # (split) -> (the business on Instagram alone, the one with four posts or fewer in all).
