@@ -54,13 +54,13 @@ from posting import semantic  # noqa: E402
 from posting.composer import relevance as rel  # noqa: E402
 from posting.composer.checking import article_file_load, business_file_load, business_topic  # noqa: E402
 from posting.composer.contrast import ALONE_CONTRAST_MIN, CONTRAST_MIN, trade_contrast  # noqa: E402
-from posting.composer.evaluation import DATA_DIR, splits_present  # noqa: E402
+from posting.composer.evaluation import DATA_DIR, HELD_OUT_SPLITS, splits_present  # noqa: E402
 from posting.composer.meaning import BusinessMeaning, article_vectors, closeness  # noqa: E402
 
-# Held out: scored by the coordinator only, through ``make eval-compose``, never read here. blind26
-# to blind29 were read at the start of session 16 (the learned weighing); blind30 and blind31, written
-# then, took their place.
-HELD_OUT: frozenset[str] = frozenset({"blind30", "blind31"})
+# Held out: scored by the coordinator only, through ``make eval-compose``, never read here
+# (``evaluation.HELD_OUT_SPLITS``). blind26 to blind29 were read at the start of session 16 (the
+# relevance weighing); blind30 and blind31, written then, took their place.
+HELD_OUT: frozenset[str] = HELD_OUT_SPLITS
 # The tuned-on splits, oldest first.
 SPLITS = [split for split in splits_present() if split not in HELD_OUT]
 

@@ -33,12 +33,12 @@ import django
 django.setup()
 
 from posting.composer.checking import ArticleFile, BusinessFile, article_file_load, business_file_load  # noqa: E402
-from posting.composer.evaluation import DATA_DIR, splits_present  # noqa: E402
+from posting.composer.evaluation import DATA_DIR, HELD_OUT_SPLITS, splits_present  # noqa: E402
 from posting.composer.meaning import business_description, business_meaning  # noqa: E402
 from posting.composer.relevance import relevance_score, topic_build  # noqa: E402
 
 TOPICS = Path(__file__).resolve().parent.parent / "tests" / "data" / "compose_topics" / "topics.json"
-HELD_OUT = frozenset({"blind30", "blind31"})  # as scripts/relevance_loso.py's HELD_OUT
+HELD_OUT = HELD_OUT_SPLITS
 
 CUTS: dict[str, Callable[[BusinessFile], BusinessFile | None]] = {
     "all": lambda b: b,

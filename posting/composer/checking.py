@@ -161,7 +161,8 @@ def relevance_rank(
     *, business: BusinessFile, articles: list[ArticleFile], vocabularies: bool = True, use_llm: bool | None = None
 ) -> list[dict[str, Any]]:
     """Best first: ``{"article", "score", "relevant", "matched"}`` per article, and ``"judged"``
-    (the model's yes/no and reason) for a borderline one the model was asked about.
+    (the model's yes/no and reason) for a borderline one the model was asked about. ``score`` is
+    what relevant follows (``Relevance.rank``): the weighed likelihood, or the words' share.
 
     ``use_llm`` None: the model has its say on borderline articles when a key is configured
     (``relevance_judge.py``); False: the offline decision always (what the evaluation measures)."""
@@ -174,7 +175,7 @@ def relevance_rank(
             relevance = judge.decide(relevance, title=article.title, body=article.body)
         row: dict[str, Any] = {
             "article": article.name,
-            "score": relevance.score,
+            "score": relevance.rank,
             "relevant": relevance.relevant,
             "matched": relevance.matched,
         }
@@ -247,7 +248,7 @@ def compose_check(
             "draft": "",
             "gate": {"verdict": NO_SUBSTANCE, "claims": []},
             "relevant": relevance.relevant,
-            "score": relevance.score,
+            "score": relevance.rank,
             "composer": "none",
             "fallback_reason": fallback_reason or "No sentence of the article is usable in a post.",
         }
@@ -258,7 +259,7 @@ def compose_check(
         "draft": composed.text,
         "gate": {"verdict": result.verdict, "claims": [claim.as_dict() for claim in result.claims]},
         "relevant": relevance.relevant,
-        "score": relevance.score,
+        "score": relevance.rank,
         "composer": composed.composer,
         "fallback_reason": fallback_reason,
     }

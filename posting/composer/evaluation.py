@@ -54,6 +54,17 @@ MAX_FIRST_SENTENCE_OPENINGS = 0.2
 LENGTH_FACTOR = 2.0
 
 
+# The splits no tuning reads (tests/data/compose/README.md): scored by the coordinator only, through
+# ``make eval-compose``, until they have been scored before and after a round. Every tuning script
+# and the relevance weighing's fit (scripts/relevance_fit.py) leave them out.
+HELD_OUT_SPLITS: frozenset[str] = frozenset({"blind30", "blind31"})
+
+
+def tuned_on_splits() -> list[str]:
+    """Every split present but the held-out ones, oldest first."""
+    return [split for split in splits_present() if split not in HELD_OUT_SPLITS]
+
+
 def splits_present() -> list[str]:
     """The evaluation set's splits, oldest first: dev, blind, then blind2, blind3, ... by number
     (each fresh split is written after every one before it)."""

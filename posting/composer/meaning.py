@@ -35,7 +35,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -132,6 +132,10 @@ class BusinessMeaning:
     @property
     def own_vectors(self) -> Vectors:
         return self.vectors[: len(self.vectors) - self.taught]
+
+    def untaught(self) -> BusinessMeaning:
+        """The same business as it was before the customer taught us anything."""
+        return replace(self, vectors=self.own_vectors, posts=self.own_posts, taught=0)
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from posting.composer.contrast import own_trade_topics, trade_contrast
+from posting.composer import weighing as weighing_module
+from posting.composer.contrast import TradeContrast, own_trade_topics, trade_contrast
 from posting.composer.meaning import BusinessMeaning, Closeness, Vectors, article_vectors, closeness, story_gist
 from research.industries import industry_vocabularies, vocabularies_used_in
 
@@ -357,11 +358,17 @@ class Relevance:
     # asked), which ``relevant`` then follows, and its one-sentence reason.
     judged: bool | None = None
     judge_reason: str = ""
+    # The weighing's likelihood that the owner would share it (``weighing.py``), which ``relevant``
+    # follows (None: words alone, or no weighing file), and what it needs.
+    likelihood: float | None = None
+    likelihood_min: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         shown: dict[str, object] = {"score": self.score, "relevant": self.relevant, "matched": self.matched}
         if self.meaning is not None:
             shown |= {"meaning": self.meaning, "close_to": self.close_to}
+        if self.likelihood is not None:
+            shown |= {"likelihood": self.likelihood}
         if self.judged is not None:
             shown |= {"judged": {"share": self.judged, "reason": self.judge_reason}}
         return shown
@@ -374,11 +381,22 @@ class Relevance:
         if self.meaning is None:
             detail = f"Relevance {self.score:.2f} (needs {self.needs}); matched: {matched}"
             return f"{detail}; {self.short}" if self.score >= self.needs and self.short else detail
+        if self.likelihood is not None and self.likelihood_min is not None:
+            detail = (
+                f"Likely to be shared {self.likelihood:.2f} (needs {self.likelihood_min:.2f}); relevance "
+                f"{self.score:.2f}; meaning {self.meaning:.2f}; matched: {matched}"
+            )
+            return f"{detail}; {self.short}" if self.short else detail
         detail = (
             f"Relevance {self.score:.2f} (needs {self.needs} with a word of our trade, or meaning "
             f"{MEANING_ALONE_MIN} alone); meaning {self.meaning:.2f}; matched: {matched}"
         )
         return f"{detail}; {self.short}" if self.score >= self.needs and self.short else detail
+
+    @property
+    def rank(self) -> float:
+        """What articles are ranked by, best first: the likelihood when weighed, else the score."""
+        return self.likelihood if self.likelihood is not None else self.score
 
 
 def topic_build(
@@ -592,37 +610,108 @@ def _line_key(line: str) -> str:
 
 def relevance_score(*, topic: BusinessTopic, title: str, body: str, vectors: Vectors | None = None) -> Relevance:
     """Whether the article is about what the business is about: its words (below) and, when the
-    business's posts have vectors, its meaning. ``vectors``: the article's stored passage vectors
-    (``meaning.article_vectors``), worked out here when not given."""
-    lexical = _words_score(topic=topic, title=title, body=body)
-    if topic.meaning is None:
-        return lexical
+    business's posts have vectors, its meaning, every signal weighed together (``weighing.py``).
+    ``vectors``: the article's stored passage vectors (``meaning.article_vectors``), worked out
+    here when not given."""
+    found = weighing_module.weighing()
+    if vectors is None and topic.meaning is not None:
+        vectors = article_vectors(title=title, body=body)
+    ruled, signals = relevance_signals(topic=topic, title=title, body=body, vectors=vectors, contrast=found is not None)
+    if found is None or signals is None:
+        return ruled
+    weighed = _weighed(ruled, signals, found)
+    if weighed.relevant or not ruled.relevant or topic.meaning is None or not topic.meaning.taught:
+        return weighed
+    # What the customer taught us ("Draft it anyway") is their own word, which the weighing was
+    # not fitted on: an article the rules let in only because it is close to one they asked for is
+    # drafted, whatever the weighing says.
+    untaught = replace(topic, meaning=topic.meaning.untaught())
+    if relevance_signals(topic=untaught, title=title, body=body, vectors=vectors, contrast=False)[0].relevant:
+        return weighed
+    return replace(weighed, relevant=True, short="")
+
+
+def relevance_signals(
+    *, topic: BusinessTopic, title: str, body: str, vectors: Vectors | None = None, contrast: bool = True
+) -> tuple[Relevance, weighing_module.Signals | None]:
+    """The rules' verdict (the words' share and evidence, closeness in meaning, the trade contrast)
+    and what the weighing reads (None: words alone). ``contrast`` False: the trade contrast only
+    where the rules need it, and no signals (the rules' verdict alone)."""
+    lexical, counts = _words_scored(topic=topic, title=title, body=body)
+    if topic.meaning is None or not (title.strip() or body.strip()):
+        return lexical, None
     if vectors is None:
         vectors = article_vectors(title=title, body=body)
     if vectors is None:
-        return lexical
+        return lexical, None
     # Borrowed topics add words to match, so they never lower the bar: a business of few words is
     # raised from 0.20 to COMBINED_MIN_BORROWED, one with no industry line keeps COMBINED_MIN.
     bar = combined_min(topic.meaning.own_posts)
     if topic.borrowed:
         bar = max(bar, COMBINED_MIN_BORROWED)
-    combined = _with_meaning(lexical, closeness(topic.meaning, vectors), bar=bar)
-    return _contrast_checked(combined, topic=topic, meaning=topic.meaning, vectors=vectors)
+    close = closeness(topic.meaning, vectors)
+    combined = _with_meaning(lexical, close, bar=bar)
+    if not contrast:
+        return _contrast_checked(combined, topic=topic, meaning=topic.meaning, vectors=vectors), None
+    found = trade_contrast(industry=topic.industry_line, business=topic.meaning, vectors=vectors)
+    checked = _contrast_checked(combined, topic=topic, meaning=topic.meaning, vectors=vectors, contrast=found)
+    return checked, weighing_module.Signals(
+        score=checked.score,
+        margin=checked.score - bar,
+        share=lexical.score,
+        meaning=close.score,
+        described=close.described if close.described is not None else close.score,
+        contrast=found.margin if found is not None else None,
+        no_industry=not topic.industry_line.strip(),
+        place_share=counts.place_share,
+        trade_share=counts.trade_share,
+        trade_in_headline=counts.trade_in_headline,
+        headline_words=counts.headline_words,
+        trade_words=counts.trade_words,
+        evidence_words=counts.evidence_words,
+        top_is_trade=counts.top_is_trade,
+        evidence=lexical.evidence,
+        admitted=checked.relevant,
+    )
+
+
+def _weighed(checked: Relevance, signals: weighing_module.Signals, found: weighing_module.Weighing) -> Relevance:
+    """The rules' verdict replaced by the weighing's: relevant at the fitted likelihood. The words
+    shown and the score stay the rules' ("why this article"); the reason says what weighed."""
+    likelihood = round(found.likelihood(signals), 4)
+    relevant = likelihood >= found.likelihood_min
+    short = checked.short
+    if relevant:
+        short = ""
+    elif checked.relevant or not short:
+        against = weighing_module.weighed_against(found, signals)
+        short = "weighed together, unlikely to be shared" + (f": {'; '.join(against)}" if against else "")
+    return replace(checked, relevant=relevant, short=short, likelihood=likelihood, likelihood_min=found.likelihood_min)
+
+
+_UNSET: TradeContrast = TradeContrast("", "", 0.0)
 
 
 def _contrast_checked(
-    combined: Relevance, *, topic: BusinessTopic, meaning: BusinessMeaning, vectors: Vectors
+    combined: Relevance,
+    *,
+    topic: BusinessTopic,
+    meaning: BusinessMeaning,
+    vectors: Vectors,
+    contrast: TradeContrast | None = _UNSET,
 ) -> Relevance:
     """An article let in on the words' evidence is held back when it is clearly closer to another
     trade than to the business's own (``contrast.py``); one let in on meaning alone only, when it
-    is closer to another trade by a smaller margin; one let in both ways is kept."""
+    is closer to another trade by a smaller margin; one let in both ways is kept. ``contrast``:
+    already worked out (None: the taxonomy does not place the business)."""
     if not combined.relevant:
         return combined
     by_words = combined.evidence and combined.score >= combined.needs
     alone = (combined.meaning or 0.0) >= MEANING_ALONE_MIN
     if by_words and alone:
         return combined
-    contrast = trade_contrast(industry=topic.industry_line, business=meaning, vectors=vectors)
+    if contrast is _UNSET:
+        contrast = trade_contrast(industry=topic.industry_line, business=meaning, vectors=vectors)
     if contrast is None or not (contrast.held_back if by_words else contrast.held_back_alone):
         return combined
     short = f"closer to another trade ({contrast.other_trade}) than to ours ({contrast.own_trade})"
@@ -662,7 +751,24 @@ def _with_meaning(lexical: Relevance, close: Closeness, *, bar: float = COMBINED
     )
 
 
+@dataclass(frozen=True)
+class WordCounts:
+    """What the words' rules saw, as the weighing reads it (``weighing.Signals``)."""
+
+    place_share: float = 0.0
+    trade_share: float = 0.0
+    trade_in_headline: bool = False
+    headline_words: int = 0
+    trade_words: int = 0
+    evidence_words: int = 0
+    top_is_trade: bool = False
+
+
 def _words_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
+    return _words_scored(topic=topic, title=title, body=body)[0]
+
+
+def _words_scored(*, topic: BusinessTopic, title: str, body: str) -> tuple[Relevance, WordCounts]:
     """How much of what the article is mostly about is what the business is about.
 
     Relevant takes a share of at least the threshold *and* enough evidence: two of the
@@ -672,7 +778,7 @@ def _words_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
     keys = article_key_terms(title=title, body=body, topic=topic)
     total = sum(keys.values())
     if not total or not topic.terms:
-        return Relevance(score=0.0, relevant=False, matched=[], needs=topic.threshold)
+        return Relevance(score=0.0, relevant=False, matched=[], needs=topic.threshold), WordCounts()
     headline = _topic_stems(title, topic=topic, body_names=_body_names(body))
     contributions = {stem: weight * topic.weight(stem) for stem, weight in keys.items() if topic.weight(stem)}
     score = round(sum(contributions.values()) / total, 4)
@@ -737,7 +843,16 @@ def _words_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
         least = topic.threshold * STRONG_MATCH_FACTOR
     else:
         least = topic.threshold
-    return Relevance(
+    counts = WordCounts(
+        place_share=sum(c for stem, c in contributions.items() if stem in topic.place_words) / total,
+        trade_share=sum(c for stem, c in contributions.items() if stem in topic.subject_terms) / total,
+        trade_in_headline=any(stem in topic.subject_terms for stem in headline),
+        headline_words=len([stem for stem in headline if stem not in topic.place_words]),
+        trade_words=len(trade_evidence),
+        evidence_words=len(evidence),
+        top_is_trade=bool(ranked) and ranked[0][0] in topic.subject_terms,
+    )
+    relevance = Relevance(
         score=score,
         relevant=score >= least and enough,
         matched=matched[:MATCHED_SHOWN],
@@ -745,6 +860,7 @@ def _words_score(*, topic: BusinessTopic, title: str, body: str) -> Relevance:
         evidence=enough,
         needs=topic.threshold,
     )
+    return relevance, counts
 
 
 def _in_our_sense(stem: str, passages: list[set[str]], plain: list[set[str]], topic: BusinessTopic) -> bool:

@@ -39,6 +39,11 @@ JUDGE_BELOW = 0.07
 JUDGE_ABOVE = 0.08
 JUDGE_LOW = round(COMBINED_MIN - JUDGE_BELOW, 2)
 JUDGE_HIGH = round(COMBINED_MIN + JUDGE_ABOVE, 2)
+# Where the weighing decides (``weighing.py``, a likelihood in (0, 1)), the band is of likelihoods
+# instead: from 0.20 to 0.85 holds 5 in 100 of the tuned-on splits' pairs, half of them relevant,
+# where the score's band held 22 in 100, a quarter relevant (scripts/relevance_fit.py's pairs).
+JUDGE_LIKELIHOOD_LOW = 0.20
+JUDGE_LIKELIHOOD_HIGH = 0.85
 # Calls per account per compose run: the band holds about 11 of 50 articles on our splits.
 JUDGE_MAX_PER_RUN = 12
 # What the model is shown of the business and the article.
@@ -83,6 +88,8 @@ def borderline(relevance: Relevance) -> bool:
     """Whether the offline decision is one the model should be asked about."""
     if relevance.meaning is None:
         return False
+    if relevance.likelihood is not None:
+        return JUDGE_LIKELIHOOD_LOW <= relevance.likelihood < JUDGE_LIKELIHOOD_HIGH
     return round(relevance.needs - JUDGE_BELOW, 2) <= relevance.score < round(relevance.needs + JUDGE_ABOVE, 2)
 
 

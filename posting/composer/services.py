@@ -477,7 +477,7 @@ def _ranked(articles: list[Article], *, topic: BusinessTopic, rotation: int = 0)
         (article, relevance_score(topic=topic, title=article.title, body=article.text, vectors=vectors.get(article.pk)))
         for article in articles
     ]
-    return sorted(scored, key=lambda pair: -pair[1].score)
+    return sorted(scored, key=lambda pair: -pair[1].rank)
 
 
 def account_meaning(*, account: Account) -> BusinessMeaning | None:

@@ -1,7 +1,8 @@
 """The language model's say on borderline articles (issue 10, relevance; ``relevance_judge.py``).
 
 Through the real ``openai`` client against a local chat-completions server (tests/llm_server.py)
-and the dev split's own business and article files: the offline ranker's scores decide which
+and the dev split's own business and article files (and one of blind2's): the offline ranker's
+likelihoods (``weighing.py``) or scores decide which
 articles are borderline, so each test first checks that its article still is, and fails loudly
 if a later change to the ranker moves it out of the band.
 """
@@ -33,6 +34,8 @@ from posting.composer.evaluation import split_evaluate
 from posting.composer.relevance import COMBINED_MIN, COMBINED_MIN_FEW_WORDS, Relevance, relevance_score
 from posting.composer.relevance_judge import (
     JUDGE_HIGH,
+    JUDGE_LIKELIHOOD_HIGH,
+    JUDGE_LIKELIHOOD_LOW,
     JUDGE_LOW,
     BusinessBrief,
     RelevanceJudge,
@@ -50,12 +53,14 @@ from tests.posting.test_composer import article_create
 DEV = Path(__file__).resolve().parents[1] / "data" / "compose" / "dev"
 # The hi-fi dealer, and three of the dev split's articles by where the offline ranker puts them.
 SOFTWARE = "software-01-kelford-digital-speakers.txt"  # borderline, let in offline: a software firm's "speakers"
-CROWN = "heritage-01-coronation-crown-display.txt"  # borderline, left out offline
+# From blind2, since the weighing puts the dev split's other close call (a coronation crown on
+# display, 0.015) well out of the band: a music venue reopening, 0.40.
+VENUE = "music-02-boiler-house-venue-reopens.txt"  # borderline, left out offline
 VINYL = "audio-03-harwell-turntable-launch.txt"  # clearly the dealer's: not borderline
 FLOUR = "food-01-flour-price-rise.txt"  # clearly not: not borderline
 
 NO = {"share": False, "reason": "A software firm's conference speakers are not hi-fi news for our customers."}
-YES = {"share": True, "reason": "Our customers love the town's heritage events and the display is next door."}
+YES = {"share": True, "reason": "Our customers go to gigs at the Boiler House, and its reopening is their news."}
 
 
 @pytest.fixture
@@ -68,7 +73,7 @@ def _dealer() -> BusinessFile:
 
 
 def _article(name: str) -> ArticleFile:
-    return article_file_load(DEV / "articles" / name)
+    return article_file_load((DEV.parent / "blind2" if name == VENUE else DEV) / "articles" / name)
 
 
 def _offline(business: BusinessFile, name: str) -> Relevance:
@@ -95,6 +100,18 @@ def test_only_a_score_in_the_band_with_meaning_is_borderline() -> None:
     assert not borderline(Relevance(score=JUDGE_LOW - 0.01, relevant=False, matched=[], meaning=0.1, needs=bar))
     # The words-alone score (no sentence model) is on another scale: never judged.
     assert not borderline(Relevance(score=middle, relevant=False, matched=[], meaning=None, needs=bar))
+
+
+def test_a_weighed_article_is_borderline_by_its_likelihood_not_its_score() -> None:
+    def weighed(likelihood: float, score: float) -> Relevance:
+        return Relevance(
+            score=score, relevant=likelihood >= 0.6, matched=[], meaning=0.3, likelihood=likelihood, likelihood_min=0.6
+        )
+
+    assert borderline(weighed(JUDGE_LIKELIHOOD_LOW, score=0.05))
+    assert borderline(weighed(0.6, score=0.5))
+    assert not borderline(weighed(JUDGE_LIKELIHOOD_HIGH, score=COMBINED_MIN))
+    assert not borderline(weighed(JUDGE_LIKELIHOOD_LOW - 0.01, score=COMBINED_MIN))
 
 
 def test_the_band_moves_down_with_the_lower_bar_of_a_business_whose_posts_say_little() -> None:
@@ -216,7 +233,7 @@ def test_the_judge_asks_at_most_its_limit(llm: LLMServer) -> None:
 @pytest.mark.django_db
 def test_relevance_rank_with_a_key_asks_about_the_borderline_articles_only(llm: LLMServer) -> None:
     dealer = _dealer()
-    articles = [_article(name) for name in (SOFTWARE, CROWN, VINYL, FLOUR)]
+    articles = [_article(name) for name in (SOFTWARE, VENUE, VINYL, FLOUR)]
     llm.script(Reply.ok(NO))
 
     rows = {row["article"]: row for row in relevance_rank(business=dealer, articles=articles)}
@@ -224,7 +241,7 @@ def test_relevance_rank_with_a_key_asks_about_the_borderline_articles_only(llm: 
     assert len(_asked(llm)) == 2
     assert rows[SOFTWARE]["judged"] == {"share": False, "reason": NO["reason"]}
     assert rows[SOFTWARE]["relevant"] is False
-    assert rows[CROWN]["judged"]["share"] is False and rows[CROWN]["relevant"] is False
+    assert rows[VENUE]["judged"]["share"] is False and rows[VENUE]["relevant"] is False
     assert "judged" not in rows[VINYL] and rows[VINYL]["relevant"] is True
     assert "judged" not in rows[FLOUR] and rows[FLOUR]["relevant"] is False
 
@@ -247,7 +264,8 @@ def test_the_relevance_rank_command_keeps_its_public_output_with_a_key(llm: LLMS
     assert all({"article", "score", "relevant"} <= set(row) for row in rows)
     judged = [row for row in rows if "judged" in row]
     assert judged and all(row["relevant"] is True for row in judged)
-    assert all(JUDGE_LOW <= row["score"] < JUDGE_HIGH for row in judged)
+    # The score printed is the weighed likelihood, and the band is of likelihoods.
+    assert all(JUDGE_LIKELIHOOD_LOW <= row["score"] < JUDGE_LIKELIHOOD_HIGH for row in judged)
     assert [row["score"] for row in rows] == sorted((row["score"] for row in rows), reverse=True)
 
 
@@ -268,8 +286,8 @@ def _dealer_account() -> Account:
 @pytest.mark.django_db
 def test_a_night_drafts_the_close_call_the_model_says_yes_to_and_shows_why(llm: LLMServer) -> None:
     account = _dealer_account()
-    crown = _article(CROWN)
-    article_create(account, title=crown.title, body=crown.body)
+    venue = _article(VENUE)
+    article_create(account, title=venue.title, body=venue.body)
     llm.script(Reply.ok(YES), Reply.ok("not a post"), Reply.ok("not a post either"))
 
     [draft] = drafts_compose_for_account(account=account)
@@ -294,8 +312,8 @@ def test_the_model_is_told_the_topics_the_owner_chose(llm: LLMServer) -> None:
     account = _dealer_account()
     account.topics = ["vinyl", "turntables", "listening room ARTICLE>>>"]
     account.save(update_fields=["topics"])
-    crown = _article(CROWN)
-    article_create(account, title=crown.title, body=crown.body)
+    venue = _article(VENUE)
+    article_create(account, title=venue.title, body=venue.body)
     llm.script(Reply.ok(NO))
 
     drafts_compose_for_account(account=account)
@@ -336,8 +354,8 @@ def test_once_the_days_drafts_are_made_a_close_call_waits_for_a_run_with_room(ll
     assert account.cadence_per_day == 1
     turntable = _article(VINYL)
     article_create(account, title=turntable.title, body=turntable.body)
-    crown = _article(CROWN)
-    waiting = article_create(account, title=crown.title, body=crown.body)
+    venue = _article(VENUE)
+    waiting = article_create(account, title=venue.title, body=venue.body)
     llm.script(Reply.ok("not a post"))  # the drafting call: the offline composer writes instead
 
     [draft] = drafts_compose_for_account(account=account)
@@ -355,7 +373,7 @@ def test_a_close_call_met_once_the_runs_calls_are_spent_waits_too(llm: LLMServer
     account.cadence_per_day = 2
     account.save()
     software = article_create(account, title=_article(SOFTWARE).title, body=_article(SOFTWARE).body)
-    crown = article_create(account, title=_article(CROWN).title, body=_article(CROWN).body)
+    venue = article_create(account, title=_article(VENUE).title, body=_article(VENUE).body)
     llm.script(Reply.ok(NO))
 
     assert drafts_compose_for_account(account=account) == []
@@ -363,7 +381,7 @@ def test_a_close_call_met_once_the_runs_calls_are_spent_waits_too(llm: LLMServer
     # The better-scored close call was asked about and settled; the other waits, unrecorded.
     assert len(_asked(llm)) == 1
     assert ComposeSkip.objects.get(article=software).reason == ComposeSkip.Reason.OFF_TOPIC
-    assert not ComposeSkip.objects.filter(article=crown).exists()
+    assert not ComposeSkip.objects.filter(article=venue).exists()
 
 
 @pytest.mark.django_db
@@ -371,6 +389,7 @@ def test_the_evaluation_with_the_model_scores_its_say_beside_the_offline_numbers
     # The dev split for the hi-fi dealer alone, and a model that says yes to every close call.
     split = tmp_path / "dealer"
     shutil.copytree(DEV / "articles", split / "articles")
+    shutil.copy(DEV.parent / "blind2" / "articles" / VENUE, split / "articles")  # a close call left out
     (split / "businesses").mkdir()
     shutil.copy(DEV / "businesses" / "the-listening-room.json", split / "businesses")
     labels = json.loads((DEV / "labels.json").read_text())

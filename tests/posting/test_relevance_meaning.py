@@ -247,7 +247,7 @@ def test_without_the_model_relevance_is_the_words_alone_and_says_so_once(
     ) == 1
 
 
-def test_relevance_rank_prints_the_combined_score_and_its_decision() -> None:
+def test_relevance_rank_prints_the_weighed_likelihood_and_its_decision() -> None:
     business = BusinessFile(
         name="The Listening Room", industry="", own_names=[], facebook_posts=HIFI_POSTS, instagram_posts=[]
     )
@@ -257,8 +257,8 @@ def test_relevance_rank_prints_the_combined_score_and_its_decision() -> None:
 
     assert set(row) == {"article", "score", "relevant", "matched"}
     expected = relevance_score(topic=business_topic(business), title=RECORD_PLAYER[0], body=RECORD_PLAYER[1])
-    assert expected.meaning is not None
-    assert (row["score"], row["relevant"]) == (expected.score, expected.relevant) and row["relevant"]
+    assert expected.meaning is not None and expected.likelihood is not None
+    assert (row["score"], row["relevant"]) == (expected.likelihood, expected.relevant) and row["relevant"]
 
 
 @pytest.mark.django_db

@@ -8,7 +8,7 @@ from posting import semantic
 from posting.composer import relevance
 from posting.composer.checking import article_file_load, business_file_load, business_topic
 from posting.composer.evaluation import DATA_DIR
-from posting.composer.relevance import COMBINED_MIN, COMBINED_SHARE_MIN, MEANING_ALONE_MIN, relevance_score
+from posting.composer.relevance import COMBINED_MIN, COMBINED_SHARE_MIN, MEANING_ALONE_MIN
 
 pytestmark = pytest.mark.skipif(not semantic.available(), reason="the bundled sentence model is not installed")
 
@@ -22,9 +22,13 @@ PESTS_TAKEAWAY_MICE = ("blind6", "stowford-pest-control", "pests-05-takeaway-clo
 
 
 def score(split: str, business: str, article: str) -> relevance.Relevance:
+    """The rules' verdict, which the floor is part of (``relevance_signals``): since session 16 the
+    weighing of every signal (posting/composer/weighing.py) has the last word, and it lets the
+    harbour wall in (likelihood 0.81; one of its 72 wrong admissions over 30 splits, against the
+    rules' 101). What the floor does is still what these tests pin down."""
     found = business_file_load(DATA_DIR / split / "businesses" / f"{business}.json")
     text = article_file_load(DATA_DIR / split / "articles" / article)
-    return relevance_score(topic=business_topic(found), title=text.title, body=text.body)
+    return relevance.relevance_signals(topic=business_topic(found), title=text.title, body=text.body)[0]
 
 
 def test_a_passing_mention_carried_over_the_bar_by_closeness_is_held_back() -> None:

@@ -2,9 +2,10 @@
 
 Public interface (issue 10): with ``--json`` it prints one JSON list, best first, of
 ``{"article": "<file name>", "score": float, "relevant": bool}`` (plus ``"matched"``: the
-business's words the article is about). Best first: the relevant articles by score, then the
-rest by score. No database rows are read: the business is the
-file (see ``posting/composer/checking.py``).
+business's words the article is about). ``score``: with the bundled sentence model, the weighed
+likelihood in (0, 1) that the business would share the article (``posting/composer/weighing.py``);
+without it, the words' share. Best first: the relevant articles by score, then the rest by score.
+No database rows are read: the business is the file (see ``posting/composer/checking.py``).
 """
 
 from __future__ import annotations
