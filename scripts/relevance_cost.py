@@ -4,7 +4,9 @@
 
 blind8's articles ranked for dev's and blind8's businesses: the model's load, embedding each
 article and post once, and ranking a pair with the vectors stored (docs/BENCHMARKS.md, the
-meaning round).
+meaning round); and ranking with the rules' verdict alone against the weighing of every signal
+(``weighing.py``, which works out the trade contrast for every pair), in the same run, as a ratio
+(docs/BENCHMARKS.md, session 16).
 """
 
 import os
@@ -21,7 +23,7 @@ django.setup()
 # ruff: noqa: E402
 
 from posting import semantic
-from posting.composer import meaning
+from posting.composer import meaning, weighing
 from posting.composer.checking import article_file_load, business_file_load, business_topic
 from posting.composer.evaluation import DATA_DIR
 from posting.composer.relevance import relevance_score
@@ -63,6 +65,19 @@ for topic in metopics:
     for a, v in zip(articles, vectors, strict=True):
         relevance_score(topic=topic, title=a.title, body=a.body, vectors=v)
 both_s = time.perf_counter() - t
+# The rules alone (no weighing file) against the weighing, each twice, alternating, best of two.
+rules_s: list[float] = []
+weighed_s: list[float] = []
+fitted = weighing.weighing
+for _ in range(2):
+    for patched, times in ((lambda: None, rules_s), (fitted, weighed_s)):
+        weighing.weighing = patched  # type: ignore[assignment]
+        t = time.perf_counter()
+        for topic in metopics:
+            for a, v in zip(articles, vectors, strict=True):
+                relevance_score(topic=topic, title=a.title, body=a.body, vectors=v)
+        times.append(time.perf_counter() - t)
+weighing.weighing = fitted
 n = len(businesses) * len(articles)
 print(f"model load {load_s:.2f} s")
 print(f"{len(businesses)} businesses x {len(articles)} articles = {n} pairs")
@@ -72,3 +87,7 @@ print(f"embedding {len(articles)} articles once: {articles_s:.2f} s ({per_articl
 print(f"{tokens / len(articles):.0f} word pieces)")
 print(f"embedding {posts} posts once (topics included): {posts_s:.2f} s")
 print(f"words + meaning with stored vectors: {both_s:.2f} s ({1000 * both_s / n:.2f} ms a pair)")
+print(
+    f"rules alone {1000 * min(rules_s) / n:.2f} ms a pair, weighed {1000 * min(weighed_s) / n:.2f} ms a pair: "
+    f"ratio {min(weighed_s) / min(rules_s):.2f}"
+)

@@ -8,8 +8,10 @@ all splits but one and scored on the one left out.
     DJANGO_DEBUG=1 .venv/bin/python scripts/relevance_loso.py --contrast [--alone-contrast] [--share-floor] \
         [--dump-meaning F | --load-meaning F] [--dump-cross G | --load-cross G]
 
-Relevance only (no drafts): the numbers are the ones ``compose_eval`` prints in its precision and
-recall columns. A mechanism is switched off by setting its constant to a neutral value or by
+Relevance only (no drafts): the numbers were the ones ``compose_eval`` prints in its precision and
+recall columns until session 16; since then these study the rules, whose verdict and signals the
+weighing reads (``weighing.py``; its own leave-one-split-out is ``scripts/relevance_fit.py``).
+A mechanism is switched off by setting its constant to a neutral value or by
 replacing its helper for the run; nothing is written. ``--mechanisms`` and ``--thresholds`` study
 the words alone (the sentence model aside); ``--meaning`` scores every split with words alone and
 with meaning, then chooses COMBINED_MIN and MEANING_ALONE_MIN leave-one-split-out (embedding

@@ -47,6 +47,11 @@ than two; and a trade the industry line names by one word but the posts never wr
 industry line's phrase, from the same round, were removed in the generalisation round: switched
 off one at a time over every split, each moved only blind6. docs/BENCHMARKS.md.)
 
+With the sentence model, the rules above do not have the last word: each looks at one signal and
+was tuned a split at a time, and near the bar they were as often wrong as right on fresh text. Their
+signals are weighed together by a logistic fit (``weighing.py``, ``relevance_signals`` gives them),
+and the article is drafted at the fitted likelihood. Without the model, the words' rules decide.
+
 A story is the same story when two articles share several distinctive names and numbers
 ("Naim", "Uniti", "£2,499") and much of their key vocabulary, however the outlets word it.
 """
