@@ -64,6 +64,8 @@ def story_pairs(split: str) -> list[StoryPair]:
         article = article_file_load(path)
         vectors = article_vectors(title=article.title, body=article.body)
         prints[article.name] = rel.story_print(title=article.title, body=article.body, vectors=vectors)
+    # The split is the batch, as a night's articles are (``relevance.story_names_common``).
+    common = rel.story_names_common(printed.names for printed in prints.values())
     pairs = []
     for first, second in itertools.combinations(sorted(prints), 2):
         a, b = prints[first], prints[second]
@@ -78,7 +80,7 @@ def story_pairs(split: str) -> list[StoryPair]:
                 len(a.names & b.names),
                 round(rel._cosine(a.terms, b.terms), 3),
                 round(gist, 3),
-                rel.same_story(a, b),
+                rel.same_story(a, b, common=common),
             )
         )
     return pairs

@@ -36,7 +36,7 @@ from posting.composer.checking import (
 )
 from posting.composer.extractive import FACEBOOK, INSTAGRAM
 from posting.composer.meaning import article_vectors
-from posting.composer.relevance import same_story, story_print
+from posting.composer.relevance import same_story, story_names, story_names_common, story_print
 from posting.gate.core import PASSED, sentences_split
 from posting.voice.stats import EMOJI_RE, HASHTAG_RE, PERSON_WORDS, WORD_RE
 
@@ -289,11 +289,13 @@ def _draft_score(
 def _drafted_after_dedupe(chosen: list[str], by_name: dict[str, ArticleFile]) -> set[str]:
     """The articles the product would draft, best first, skipping a story already drafted."""
     drafted: dict[str, Any] = {}
+    # The batch is the split's articles, as a night's is the account's new articles.
+    common = story_names_common(story_names(title=a.title, body=a.body) for a in by_name.values())
     for name in chosen:
         article = by_name[name]
         vectors = article_vectors(title=article.title, body=article.body)  # cached since ranking
         printed = story_print(title=article.title, body=article.body, vectors=vectors)
-        if not any(same_story(printed, other) for other in drafted.values()):
+        if not any(same_story(printed, other, common=common) for other in drafted.values()):
             drafted[name] = printed
     return set(drafted)
 

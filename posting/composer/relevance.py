@@ -1100,6 +1100,36 @@ SAME_STORY_HALF_NAMES = 5
 SAME_STORY_HALF_TERMS = 0.4
 
 
+# The own names path (session 16): a name two articles share and no third article of the batch
+# they came in (the run's articles and the stories already drafted) carries is the story's own: its
+# person, its product's code, its sum. Three of them and meaning at least this close make one
+# story, though the outlets share few words (a second outlet's paraphrase of a product recall: 4
+# own names, gist 0.74). Over the 30 tuned-on splits (88 same-story pairs, about 34,600 pairs of
+# different stories in the same split) it catches the two pairs the rules above missed that both
+# could be drafted, and calls no different-story pair one story down to a gist of 0.70 (one at
+# 0.68, two at 0.66; docs/BENCHMARKS.md, "Session 16").
+SAME_STORY_OWN_NAMES = 3
+SAME_STORY_GIST_WITH_OWN_NAMES = 0.70
+# In a batch of fewer articles, "no third article carries it" says little, and the path is not taken.
+SAME_STORY_BATCH_MIN = 20
+SAME_STORY_COMMON_IN = 3
+
+
+def story_names_common(names: Iterable[frozenset[str]]) -> frozenset[str] | None:
+    """The names at least SAME_STORY_COMMON_IN of a batch's articles carry (each article's
+    ``StoryPrint.names``), which are no story's own; None: too few articles to tell."""
+    batch = list(names)
+    if len(batch) < SAME_STORY_BATCH_MIN:
+        return None
+    counts = Counter(name for found in batch for name in found)
+    return frozenset(name for name, count in counts.items() if count >= SAME_STORY_COMMON_IN)
+
+
+def story_names(*, title: str, body: str) -> frozenset[str]:
+    """An article's distinctive names and numbers, as its story print has them (cached with it)."""
+    return _story_print(title, body).names
+
+
 def story_print(*, title: str, body: str, vectors: Vectors | None = None) -> StoryPrint:
     """The story's print; read once per article per process (see ARTICLE_CACHE_SIZE).
     ``vectors``: the article's passage vectors, when known, for its gist."""
@@ -1116,7 +1146,9 @@ def _story_print(title: str, body: str) -> StoryPrint:
     return StoryPrint(names=frozenset(names | distinctive), terms=article_key_terms(title=title, body=body))
 
 
-def same_story(a: StoryPrint, b: StoryPrint) -> bool:
+def same_story(a: StoryPrint, b: StoryPrint, *, common: frozenset[str] | None = None) -> bool:
+    """Whether two prints tell one story. ``common``: the names common in the batch the articles
+    came in (``story_names_common``; None: the own names path is not taken)."""
     shared = len(a.names & b.names)
     closeness = _cosine(a.terms, b.terms)
     by_words = (shared >= SAME_STORY_NAMES and closeness >= SAME_STORY_TERMS) or closeness >= SAME_STORY_TERMS_ALONE
@@ -1124,9 +1156,11 @@ def same_story(a: StoryPrint, b: StoryPrint) -> bool:
         return by_words
     gist = float(a.gist @ b.gist)
     half = shared >= SAME_STORY_HALF_NAMES or closeness >= SAME_STORY_HALF_TERMS
+    own = common is not None and len((a.names & b.names) - common) >= SAME_STORY_OWN_NAMES
     return (
         (by_words and gist >= SAME_STORY_GIST_CONFIRMS)
         or (half and gist >= SAME_STORY_GIST_WITH_HALF)
+        or (own and gist >= SAME_STORY_GIST_WITH_OWN_NAMES)
         or gist >= SAME_STORY_GIST
     )
 

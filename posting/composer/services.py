@@ -42,6 +42,8 @@ from posting.composer.relevance import (
     Relevance,
     relevance_score,
     same_story,
+    story_names,
+    story_names_common,
     story_print,
     taught_text,
 )
@@ -141,6 +143,11 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         ),
     )
     stories = recent_story_prints(account=account, since=timezone.now() - STORY_MEMORY)
+    # The names common in this run's articles and the stories already drafted, which are no one
+    # story's own (``relevance.same_story``'s own names path).
+    batch = {article.pk: story_names(title=article.title, body=article.text) for article in articles}
+    batch.update({pk: other.names for pk, _, other in stories})
+    common = story_names_common(batch.values())
 
     drafts: list[Draft] = []
     # Skips are written together at the end: one insert, not a get-or-create per article and
@@ -176,7 +183,8 @@ def drafts_compose_for_account(*, account: Account) -> list[Draft]:
         stored = vectors_unpack(article.meaning, digest=text_digest(article.title, article.text))
         printed = story_print(title=article.title, body=article.text, vectors=stored)
         repeated = next(
-            (title for pk, title, other in stories if pk != article.pk and same_story(printed, other)), None
+            (title for pk, title, other in stories if pk != article.pk and same_story(printed, other, common=common)),
+            None,
         )
         if repeated is not None:
             for platform in open_platforms:
