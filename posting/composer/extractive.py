@@ -77,6 +77,9 @@ NEEDS_CONTEXT_RE = re.compile(
     r"^(?:he|she|it|they|this|these|that|those|his|her|its|their|but|and|or|so|also|however|meanwhile|"
     r"still|yet|then|instead|here|there|the latter|the former|such|both|another|other|others|which|"
     r"as a result|in addition|in turn|for example|for instance|similarly|likewise|besides|moreover|"
+    # "In response, the council is expanding...": in response to the sentence before.
+    r"in response|in reply|in contrast|by contrast|even so|despite (?:this|that)|because of (?:this|that)|"
+    r"after (?:this|that)|since then|until then|by then|on top of (?:this|that)|at the same time|"
     # "Each pair was used...", "What has changed, Tarn says, is...": they lean on the sentence before.
     r"each|what|why|how|"
     # "Among them, a chocolatier will...", "Of those, six...": the them is the sentence before's.
@@ -153,7 +156,9 @@ SOMBRE_RE = re.compile(
     r"vandal(?:s|ised|ized|ism)|administration|bankrupt(?:cy)?|insolven(?:t|cy)|outbreak|disease|scare|"
     r"victims?|trag(?:edy|ic)|mourn(?:s|ed|ing)?|funerals?|emergency|evacuat(?:e|ed|ion)|poison(?:ed|ing)?|"
     r"pollution|sewage|spill(?:s|ed|age)?|contaminat(?:ed|ion)|recall(?:s|ed)?|crisis|threat(?:en|ens|ened)?|fears?|"
-    r"damaged?|attack(?:s|ed)?)\b",
+    r"damaged?|attack(?:s|ed)?|"
+    # "Storm Edith strips dunes and shuts beach path": a storm, and power lost to it.
+    r"storms?|gales?|power cuts?|without power|shuts?)\b",
     re.IGNORECASE,
 )
 # Unwelcome news that is no tragedy: what customers pay going up (a duty rise, dearer worktops, a
@@ -810,17 +815,26 @@ def _closing(traits: VoiceTraits, *, platform: str, outlet: str, bio_link: bool,
         blocks.append(cta)
     if outlet.strip():
         blocks.append(f"Source: {_outlet_name(outlet)}")
-    if traits.sign_off and traits.sign_off not in cta:
+    if traits.sign_off and _words_only(traits.sign_off) not in _words_only(cta):
         blocks.append(traits.sign_off)
     return blocks
 
 
+def _words_only(text: str) -> str:
+    # "See you in the jungle! 🦁" and "See you in the jungle!" are one line to a reader.
+    return " ".join(re.sub(r"[^\w']+", " ", text).lower().split())
+
+
 def _call_to_action(traits: VoiceTraits, seed: int) -> str:
-    """The business's own habitual invitation, if it has one that fits the voice's rules."""
+    """The business's own habitual invitation, if it has one that fits the voice's rules and is
+    not its sign-off in other dress (the sign-off closes the draft anyway)."""
+    signed = _words_only(traits.sign_off)
     fitting = [
         cta
         for cta in traits.calls_to_action
-        if cta != traits.sign_off and (traits.question or "?" not in cta) and (traits.you or not YOU_RE.search(cta))
+        if not (signed and _words_only(cta) in signed)
+        and (traits.question or "?" not in cta)
+        and (traits.you or not YOU_RE.search(cta))
     ]
     return fitting[(seed >> 8) % len(fitting)] if fitting else ""
 

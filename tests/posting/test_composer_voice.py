@@ -1017,6 +1017,9 @@ def test_a_quotation_cut_in_two_or_someone_elses_me_is_never_quoted_as_a_fact() 
         ("Brookvale's only supermarket to close next month", True),
         ("Burst pipe claims treble after week of freezing weather", True),
         ("Portlowe beach bathing water rated 'poor' after sewage spills", True),
+        ("Storm Edith strips dunes and shuts beach path at Penmorrow", True),
+        ("Gales leave 9,000 homes without power across the county", True),
+        ("Brainstorming evening for new market traders", False),
         ("Shops will close at 4pm on Christmas Eve", False),
         ("Pistachio scoops gold for Dunholt at national gelato awards", False),
         ("Closing date for show entries is 1 May", False),
@@ -1032,9 +1035,11 @@ def test_a_place_shut_vermin_illness_or_a_burst_pipe_is_bad_news_not_a_pick_for_
         "Among them, a Calderbrook chocolatier will give demonstrations of tempering each afternoon.",
         "Of those, six were repaired by volunteers from the Kelford Repair Cafe over the summer.",
         "Most of them came from farms within twenty miles of the town, the organisers said.",
+        "In response, the council is expanding its Active Holidays programme, which offers free holiday clubs.",
+        "Despite this, bookings for the summer term are up by a fifth on last year.",
     ],
 )
-def test_a_sentence_about_them_from_the_sentence_before_is_not_quoted_alone(sentence: str) -> None:
+def test_a_sentence_leaning_on_the_one_before_is_not_quoted_alone(sentence: str) -> None:
     assert not _can_stand_alone(sentence, voice_traits(stats=voice_stats(CHATTY), platform="instagram"))
 
 
@@ -1086,3 +1091,31 @@ def test_bad_news_about_the_business_keeps_the_grave_opening() -> None:
     body = "A lorry belonging to Carrick Removals was destroyed in a fire at its depot in Brindle Cross on Sunday."
     opening = _opening_of(title, body, ["Carrick Removals"])
     assert opening not in {o for group in IN_THE_NEWS_OPENINGS.values() for o in group}, opening
+
+
+# A soft play centre that ends every post with its sign-off, which its posts' last lines also
+# offer as a call to action: "See you in the jungle!" twice in one draft read as a slip.
+SIGNED_OFF_PLAY = [
+    "Toddler mornings are back every Tuesday from 9am. Are you coming to play?\nSee you in the jungle! \U0001f981",
+    "Grip socks are £1.50 at the desk if you forget yours. Got yours packed?\nSee you in the jungle! \U0001f981",
+    "The new slide is open and it is fast. Are you brave enough to try it?\nSee you in the jungle! \U0001f981",
+    "Parties are £14.50 a child with food included. Have you booked yours yet?\nSee you in the jungle! \U0001f981",
+    "We're closed on Wednesday for a deep clean. Back to normal on Thursday!\nSee you in the jungle! \U0001f981",
+    "Our cafe does a babyccino for your little one. Coming after the school run?\nSee you in the jungle! \U0001f981",
+]
+
+
+def test_a_call_to_action_that_is_the_sign_off_without_its_emoji_is_not_said_twice() -> None:
+    stats = voice_stats(SIGNED_OFF_PLAY)
+    assert stats["sign_offs"] == ["See you in the jungle! \U0001f981"]
+    for seed_title in (TITLE, f"{TITLE} this spring", f"{TITLE}, dealers say"):
+        post = compose_extractive(
+            title=seed_title,
+            body=BODY,
+            platform="facebook_page",
+            stats=stats,
+            topic=topic_build(industry="soft play centre", past_posts=SIGNED_OFF_PLAY),
+        )
+        assert post is not None
+        assert post.text.count("See you in the jungle") == 1, post.text
+        assert post.text.endswith("See you in the jungle! \U0001f981")
