@@ -167,20 +167,26 @@ SOMBRE_RE = re.compile(
 # cheerful emoji stay: a wine emoji beside a duty rise offends no one.
 _COSTS = r"(?:prices?|costs?|bills?|tax(?:es)?|dut(?:y|ies)|fees?|rents?|fares?|rates?|premiums?|tariffs?|charges?)"
 _GOING_UP = (
-    r"(?:ris(?:e|es|ing)|rose|increas(?:e|es|ed|ing)|hik(?:e|es|ed)|soar(?:s|ed|ing)?|jump(?:s|ed)?|go(?:es)? up)"
+    r"(?:ris(?:e|es|ing)|rose|increas(?:e|es|ed|ing)|hik(?:e|es|ed)|soar(?:s|ed|ing)?|jump(?:s|ed)?|"
+    r"go(?:es|ing|ne)? up|went up)"
 )
 UNWELCOME_RE = re.compile(
     rf"\b{_COSTS}\b(?:[^.;:]{{0,40}}?)\b{_GOING_UP}\b|\b{_GOING_UP} in (?:the )?{_COSTS}\b|"
     # "Feed mill raises prices", "puts up its fees": the one who charges raising them.
     rf"\b(?:rais(?:e|es|ed|ing)|hik(?:e|es|ed|ing)|put(?:s|ting)? up)\b (?:its |their |the )?(?:[a-z]+ )?{_COSTS}\b|"
+    # "Catteries face higher licence fees".
+    rf"\b(?:higher|steeper|bigger) (?:[a-z]+ )?{_COSTS}\b|"
     # "Duty change will cost them thousands": a cost falling on someone, not a price.
     r"\bcost(?:s|ing)? (?:them|us|you|businesses|firms|families|owners|drivers|households|customers|shoppers|"
-    r"residents|taxpayers|growers|farmers)\b|"
+    r"residents|taxpayers|growers|farmers|passengers|patients|parents|tenants|motorists|visitors|members)\b|"
     # "Small brewers will pay more", "lose part of their discount", "keepers face compulsory tests".
     r"\bpay(?:s|ing)? more\b|\blos(?:e|es|ing|t) (?:part of )?(?:their|its|the) "
     r"(?:discount|relief|grant|funding|subsidy|licence|license|jobs?)\b|"
+    # "Face compulsory TB tests", "face surprise inspections": up to two words between.
     r"\bfac(?:e|es|ing) (?:a |an )?(?:fines?|bills?|charges?|compulsory|tougher|new checks|checks|tests|"
     r"prosecution|higher|losses|cuts|closure)\b|"
+    r"\bfac(?:e|es|ing) (?:[a-z-]+ ){1,2}(?:fines?|bills?|charges?|checks|tests|inspections|prosecution|losses|"
+    r"cuts|closure|fees)\b|"
     r"\b(?:dearer|pricier|more expensive)\b|\b(?:job|service|budget|funding|spending|route|bus) cuts\b|"
     r"\bcuts? (?:to|in|by)\b|\bslash(?:es|ed)?\b|\bdelay(?:s|ed)?\b|"
     r"\b(?:on strike|strike action|strikes? (?:by|over|at))\b|"
