@@ -618,6 +618,13 @@ TOLD_BEFORE_NOUNS = frozenset(
 # "Councillors also agreed...", "Drivers must also tell the DVLA...": an "also" adds to something
 # an earlier sentence said (not in "not only ... but also", which carries both halves itself).
 ALSO_RE = re.compile(r"(?<!\bbut )\balso\b", re.IGNORECASE)
+# "...recalled aerosol dry shampoos for the same reason in 2021", "Most of the haddock, however, is
+# imported": the same as what, and however against what, an earlier sentence said.
+POINTS_BACK_RE = re.compile(
+    r",\s*however\b|\bthe same (?:reason|problem|issue|way|thing|period|time|rule|scheme|story|fault|chemical)s?\b|"
+    r"\bfor (?:this|that|these|those) reasons?\b|\binstead\b",
+    re.IGNORECASE,
+)
 # A quantity standing for people or things named before: "Half were offered a free class",
 # "Several have already signed up", "One, speaking at a meeting, said..." ("Half of the 3,000
 # ..." and "One in five drivers..." say whom they count, and stand alone).
@@ -735,7 +742,7 @@ def _refers_back(sentence: str, index: int, title_stems: set[str], earlier: _Ear
     does not name: a he or she ("which calls at her stop") or a surname alone ("Marchetti runs")."""
     if not index:
         return 0.0
-    if ALSO_RE.search(sentence) or COUNTED_BEFORE_RE.match(sentence):
+    if ALSO_RE.search(sentence) or POINTS_BACK_RE.search(sentence) or COUNTED_BEFORE_RE.match(sentence):
         return REFERS_BACK_COST
     if any(surname in earlier.words for surname in TITLED_SURNAME_RE.findall(sentence)):
         return REFERS_BACK_COST

@@ -503,6 +503,15 @@ LEANING_FACTS = [
         "Marchetti runs",
         id="a surname alone, given in full before",
     ),
+    pytest.param(
+        "Hearing aid batteries recalled after overheating",
+        "Zinc-air batteries sold for hearing aids in Kelford shops are being recalled after reports that they "
+        "overheated.\n\n"
+        "Two hearing aid centres withdrew a rival brand of hearing aid batteries for the same reason in 2021 "
+        "and 2022.",
+        "for the same reason",
+        id="the same as what an earlier sentence said",
+    ),
 ]
 
 
@@ -1124,3 +1133,21 @@ def test_a_call_to_action_that_is_the_sign_off_without_its_emoji_is_not_said_twi
         assert post is not None
         assert post.text.count("See you in the jungle") == 1, post.text
         assert post.text.endswith("See you in the jungle! \U0001f981")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "leans"),
+    [
+        ("Most of the haddock fried in British chip shops, however, is imported from Norway.", True),
+        ("Several US brands recalled aerosol dry shampoos for the same reason in 2021 and 2022.", True),
+        ("For this reason the council will buy its grit from Wales.", True),
+        ("Shoppers bought their trees online instead.", True),
+        ("The same-day service costs £40 and runs from Kelford to Ashgrove.", False),
+        ("Most of the haddock fried in British chip shops is imported from Norway.", False),
+    ],
+)
+def test_a_however_or_the_same_as_before_leans_on_an_earlier_sentence(sentence: str, leans: bool) -> None:
+    from posting.composer.extractive import REFERS_BACK_COST, _EarlierSentences, _refers_back
+
+    earlier = _EarlierSentences(lower=frozenset(re.findall(r"\b[a-z]+\b", sentence)))
+    assert (_refers_back(sentence, 1, set(), earlier) == REFERS_BACK_COST) is leans
