@@ -629,7 +629,9 @@ POINTS_BACK_RE = re.compile(
 # "Several have already signed up", "One, speaking at a meeting, said..." ("Half of the 3,000
 # ..." and "One in five drivers..." say whom they count, and stand alone).
 COUNTED_BEFORE_RE = re.compile(
-    r"^(?:half|most|many|some|several|few|all|none|one|two|three|the rest|the others)"
+    # "The second is a soft fruit marquee...": the second of those an earlier sentence announced.
+    r"^(?:half|most|many|some|several|few|all|none|one|two|three|the rest|the others|"
+    r"the (?:first|second|third|fourth|fifth|last|latter|former|other))"
     r"(?:,| (?:were|was|are|is|have|has|had|will|would|said|say|says|did|do|does|can|could|may|might|"
     r"involved|included|came|went|lived|worked)\b)",
     re.IGNORECASE,

@@ -1142,11 +1142,13 @@ def test_a_call_to_action_that_is_the_sign_off_without_its_emoji_is_not_said_twi
         ("Several US brands recalled aerosol dry shampoos for the same reason in 2021 and 2022.", True),
         ("For this reason the council will buy its grit from Wales.", True),
         ("Shoppers bought their trees online instead.", True),
+        ("The second is a soft fruit marquee alongside the produce tent.", True),
+        ("The second phase of the bypass opens to traffic in May.", False),
         ("The same-day service costs £40 and runs from Kelford to Ashgrove.", False),
         ("Most of the haddock fried in British chip shops is imported from Norway.", False),
     ],
 )
-def test_a_however_or_the_same_as_before_leans_on_an_earlier_sentence(sentence: str, leans: bool) -> None:
+def test_a_however_the_same_as_before_or_the_second_leans_on_an_earlier_sentence(sentence: str, leans: bool) -> None:
     from posting.composer.extractive import REFERS_BACK_COST, _EarlierSentences, _refers_back
 
     earlier = _EarlierSentences(lower=frozenset(re.findall(r"\b[a-z]+\b", sentence)))
