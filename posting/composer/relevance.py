@@ -621,6 +621,8 @@ def relevance_score(*, topic: BusinessTopic, title: str, body: str, vectors: Vec
     found = weighing_module.weighing()
     if vectors is None and topic.meaning is not None:
         vectors = article_vectors(title=title, body=body)
+    if topic.meaning is not None and len(topic.meaning.own_posts) < weighing_module.MIN_POSTS:
+        found = None
     ruled, signals = relevance_signals(topic=topic, title=title, body=body, vectors=vectors, contrast=found is not None)
     if found is None or signals is None:
         return ruled

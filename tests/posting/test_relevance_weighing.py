@@ -10,7 +10,7 @@ import pytest
 
 from posting import semantic
 from posting.composer import relevance, weighing
-from posting.composer.checking import article_file_load, business_file_load, business_topic
+from posting.composer.checking import BusinessFile, article_file_load, business_file_load, business_topic
 from posting.composer.evaluation import DATA_DIR, HELD_OUT_SPLITS, tuned_on_splits
 
 pytestmark = pytest.mark.skipif(not semantic.available(), reason="the bundled sentence model is not installed")
@@ -112,3 +112,21 @@ def test_words_alone_are_not_weighed() -> None:
     ruled, signals = relevance.relevance_signals(topic=words_only, title=title, body=body)
     assert signals is None
     assert relevance.relevance_score(topic=words_only, title=title, body=body) == ruled
+
+
+def test_a_business_of_fewer_posts_than_the_fit_ever_saw_gets_the_rules_verdict() -> None:
+    """A hi-fi dealer that has imported one post: the fit saw no business with fewer than three."""
+    business = BusinessFile(
+        name="Kelford Hi-Fi",
+        industry="Hi-fi and home audio dealer",
+        own_names=["Kelford Hi-Fi"],
+        facebook_posts=["New turntables in the shop this week, come and have a listen."],
+        instagram_posts=[],
+    )
+    topic = business_topic(business)
+    assert topic.meaning is not None and len(topic.meaning.own_posts) < weighing.MIN_POSTS
+    text = article_file_load(DATA_DIR / "dev" / "articles" / "audio-01-vinyl-sales-thirty-year-high.txt")
+    result = relevance.relevance_score(topic=topic, title=text.title, body=text.body)
+    assert result.likelihood is None
+    assert result == relevance.relevance_signals(topic=topic, title=text.title, body=text.body)[0]
+    assert result.relevant
