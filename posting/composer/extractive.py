@@ -622,7 +622,7 @@ ALSO_RE = re.compile(r"(?<!\bbut )\balso\b", re.IGNORECASE)
 # imported": the same as what, and however against what, an earlier sentence said.
 POINTS_BACK_RE = re.compile(
     r",\s*however\b|\bthe same (?:reason|problem|issue|way|thing|period|time|rule|scheme|story|fault|chemical)s?\b|"
-    r"\bfor (?:this|that|these|those) reasons?\b|\binstead\b",
+    r"\bfor (?:this|that|these|those) reasons?\b|\binstead\b(?! of)",
     re.IGNORECASE,
 )
 # A quantity standing for people or things named before: "Half were offered a free class",
@@ -830,7 +830,7 @@ def _closing(traits: VoiceTraits, *, platform: str, outlet: str, bio_link: bool,
         blocks.append(cta)
     if outlet.strip():
         blocks.append(f"Source: {_outlet_name(outlet)}")
-    if traits.sign_off and _words_only(traits.sign_off) not in _words_only(cta):
+    if traits.sign_off and not _said_in(traits.sign_off, cta):
         blocks.append(traits.sign_off)
     return blocks
 
@@ -838,6 +838,13 @@ def _closing(traits: VoiceTraits, *, platform: str, outlet: str, bio_link: bool,
 def _words_only(text: str) -> str:
     # "See you in the jungle! 🦁" and "See you in the jungle!" are one line to a reader.
     return " ".join(re.sub(r"[^\w']+", " ", text).lower().split())
+
+
+def _said_in(sign_off: str, text: str) -> bool:
+    """Whether the text already says the sign-off, in its words (or, for a sign-off of emoji
+    alone, as it is written)."""
+    words = _words_only(sign_off)
+    return words in _words_only(text) if words else sign_off in text
 
 
 def _call_to_action(traits: VoiceTraits, seed: int) -> str:

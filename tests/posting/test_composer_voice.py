@@ -1142,6 +1142,7 @@ def test_a_call_to_action_that_is_the_sign_off_without_its_emoji_is_not_said_twi
         ("Several US brands recalled aerosol dry shampoos for the same reason in 2021 and 2022.", True),
         ("For this reason the council will buy its grit from Wales.", True),
         ("Shoppers bought their trees online instead.", True),
+        ("Shoppers are buying real trees instead of artificial ones, the growers said.", False),
         ("The second is a soft fruit marquee alongside the produce tent.", True),
         ("The second phase of the bypass opens to traffic in May.", False),
         ("The same-day service costs £40 and runs from Kelford to Ashgrove.", False),
@@ -1153,3 +1154,13 @@ def test_a_however_the_same_as_before_or_the_second_leans_on_an_earlier_sentence
 
     earlier = _EarlierSentences(lower=frozenset(re.findall(r"\b[a-z]+\b", sentence)))
     assert (_refers_back(sentence, 1, set(), earlier) == REFERS_BACK_COST) is leans
+
+
+def test_a_sign_off_is_said_in_a_line_by_its_words_or_if_it_has_none_as_written() -> None:
+    from posting.composer.extractive import _said_in
+
+    assert _said_in("See you in the jungle! \U0001f981", "Had you heard? See you in the jungle!")
+    assert not _said_in("See you in the jungle! \U0001f981", "Had you heard?")
+    # A sign-off of emoji alone has no words: it is said only where it is written.
+    assert not _said_in("\U0001f43e\U0001f43e", "Book a groom today!")
+    assert _said_in("\U0001f43e\U0001f43e", "Book a groom today! \U0001f43e\U0001f43e")
